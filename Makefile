@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: GPL-2.0+
+# Build and test entry points for homa.ko. See README.md.
+#   make            build homa.ko against Debian's kernel headers
+#   make check      W=1, sparse, kernel-doc, checkpatch, shellcheck
+#   make unit       user-space unit tests (googletest, ASan/UBSan)
+#   make vmtest     boot the Debian kernel in a VM and run test/vm
+#   make test       all of the above, ending in "N passed, N failed"
+#   make demo       build, boot, load Homa, open sockets (the main job)
+
+TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+TOOLS := $(TOP)/.tools
+
+# The kernel to build against: the running kernel's build tree if it has
+# one, else the newest Debian amd64 headers installed.
+KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
+		echo /lib/modules/$$(uname -r)/build; else \
+		ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | \
+		tail -n 1; fi)
+KVER = $(patsubst linux-headers-%,%,$(notdir $(realpath $(KDIR))))
+
+SCRIPTS := $(shell find $(TOP)/scripts $(TOP)/test $(TOP)/.ci -type f \
+		\( -name '*.sh' -o -name run \) 2>/dev/null)
+KSRC := $(wildcard $(TOP)/*.c $(TOP)/*.h)
+
+.PHONY: all modules setup check unit vmtest test demo clean
+
+all: modules
+
+modules: setup
+	$(MAKE) -C $(KDIR) M=$(TOP) modules
+
+setup:
+	@$(TOP)/scripts/setup.sh
+
+check: setup
+	@$(TOP)/scripts/check.sh
+
+unit: setup
+	@$(MAKE) --no-print-directory -C $(TOP)/test/unit
+
+vmtest: modules
+	@$(TOP)/test/vm/run.sh
+
+test: setup
+	@$(TOP)/scripts/test.sh
+
+demo: modules
+	@$(TOP)/scripts/demo.sh
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(TOP) clean
+	-$(MAKE) -C $(TOP)/test/unit clean
+	rm -rf $(TOP)/test/vm/build

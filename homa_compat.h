@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0+ */
+/*
+ * Differences between the kernels Homa builds for (Debian's 6.1, 6.12 and
+ * 7.x), gathered here so that the rest of the tree is written for one API.
+ * This is the only file that tests LINUX_VERSION_CODE.
+ */
+
+#ifndef _HOMA_COMPAT_H
+#define _HOMA_COMPAT_H
+
+#include <linux/version.h>
+#include <net/net_namespace.h>
+
+/* 6.11 made sysctl handlers take a const table. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#define HOMA_CTL_TABLE const struct ctl_table
+#else
+#define HOMA_CTL_TABLE struct ctl_table
+#endif
+
+/*
+ * 6.6 let a protocol say where its ipv6_pinfo lies; before, it had to be
+ * the last member of the socket.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#define HOMA_HAVE_IPV6_PINFO_OFFSET 1
+#else
+#define HOMA_HAVE_IPV6_PINFO_OFFSET 0
+#endif
+
+/**
+ * homa_register_net_sysctl() - Register a namespace's sysctl table.
+ * @net: the namespace.
+ * @path: where the entries go, e.g. "net/homa".
+ * @table: @count entries, followed by one zeroed entry.
+ * @count: number of entries in @table.
+ *
+ * Return: the registration, or NULL on failure.
+ */
+static inline struct ctl_table_header *
+homa_register_net_sysctl(struct net *net, const char *path,
+			 struct ctl_table *table, size_t count)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+	return register_net_sysctl_sz(net, path, table, count);
+#else
+	return register_net_sysctl(net, path, table);
+#endif
+}
+
+#endif /* _HOMA_COMPAT_H */

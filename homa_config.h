@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0+ */
+/*
+ * The tunable parameters of one Homa host (network
+ * namespace), their defaults, ranges and the rules that tie them together.
+ * homa_config.c is a decision file: plain data, no locks, so the unit tests
+ * check the same validation the sysctl handler uses.
+ */
+
+#ifndef _HOMA_CONFIG_H
+#define _HOMA_CONFIG_H
+
+#include "homa_types.h"
+#include "homa.h"
+
+/**
+ * struct homa_config - every net.homa.* value of one namespace. All fields
+ * are int so that each maps onto a sysctl handled by proc_dointvec.
+ */
+struct homa_config {
+	/** @unsched_bytes: bytes of a message sent before any grant. */
+	int unsched_bytes;
+
+	/** @window: grant window per message; 0 means dynamic. */
+	int window;
+
+	/** @max_incoming: granted-but-unreceived bytes allowed in total. */
+	int max_incoming;
+
+	/** @max_overcommit: messages granted to at the same time. */
+	int max_overcommit;
+
+	/** @num_priorities: packet priority levels in use. */
+	int num_priorities;
+
+	/** @priority_map: IP priority (TOS top bits) of each Homa level. */
+	int priority_map[HOMA_MAX_PRIORITIES];
+
+	/**
+	 * @unsched_cutoffs: a message of at most unsched_cutoffs[i] bytes
+	 * may use unscheduled priority i; 0 marks a level not used.
+	 */
+	int unsched_cutoffs[HOMA_MAX_PRIORITIES];
+
+	/** @cutoff_version: changes whenever @unsched_cutoffs change. */
+	int cutoff_version;
+
+	/** @link_mbps: uplink rate the pacer assumes, in Mbit/s. */
+	int link_mbps;
+
+	/** @max_nic_queue_ns: longest NIC queue the pacer allows. */
+	int max_nic_queue_ns;
+
+	/** @max_gso_size: largest packet handed to the IP layer. */
+	int max_gso_size;
+
+	/** @grant_fifo_fraction: per mille of grants for the oldest message. */
+	int grant_fifo_fraction;
+
+	/** @pacer_fifo_fraction: per mille of pacer output for the oldest. */
+	int pacer_fifo_fraction;
+
+	/** @resend_ticks: silent ticks before a RESEND is sent. */
+	int resend_ticks;
+
+	/** @resend_interval: ticks between RESENDs for one RPC. */
+	int resend_interval;
+
+	/** @timeout_ticks: silent ticks before an RPC fails (ETIMEDOUT). */
+	int timeout_ticks;
+
+	/** @request_ack_ticks: ticks before a server sends NEED_ACK. */
+	int request_ack_ticks;
+
+	/** @poll_usecs: busy-wait time in recvmsg before sleeping. */
+	int poll_usecs;
+
+	/** @reap_limit: dead RPCs' buffers freed per reaping step. */
+	int reap_limit;
+
+	/** @dead_buffs_limit: dead buffers that force reaping in sendmsg. */
+	int dead_buffs_limit;
+
+	/** @wmem_max: transmit memory one socket may hold, in bytes. */
+	int wmem_max;
+};
+
+/* The parameter may not be written through sysctl. */
+#define HOMA_PARAM_READ_ONLY	0x1
+
+/**
+ * struct homa_param - describes one net.homa.* entry.
+ */
+struct homa_param {
+	/** @name: the sysctl's name under net.homa. */
+	const char *name;
+
+	/** @offset: byte offset of the value in struct homa_config. */
+	u32 offset;
+
+	/** @count: number of ints (1, or the length of an array). */
+	u32 count;
+
+	/** @def: default value (of every element, unless @defs). */
+	int def;
+
+	/** @defs: per-element defaults for arrays, or NULL. */
+	const int *defs;
+
+	/** @min: smallest value accepted. */
+	int min;
+
+	/** @max: largest value accepted. */
+	int max;
+
+	/** @flags: HOMA_PARAM_* bits. */
+	u32 flags;
+};
+
+extern const struct homa_param homa_params[];
+extern const u32 homa_num_params;
+
+const struct homa_param *homa_param_find(const char *name);
+void homa_config_init(struct homa_config *cfg);
+int homa_config_check(const struct homa_config *cfg);
+int *homa_config_value(struct homa_config *cfg, const struct homa_param *p);
+
+#endif /* _HOMA_CONFIG_H */

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * Per-namespace counters and their file,
+ * /proc/net/homa_metrics: one line per metric with its name, value and
+ * description. The values are sums over CPUs, read without locks, so two
+ * counters read together may be a few events apart.
+ */
+
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+
+#include "homa_impl.h"
+
+/* Name and description of each metric, in the order they are printed. */
+#define HOMA_METRIC(n, d) { .id = HOMA_M_##n, .name = #n, .desc = d }
+static const struct {
+	enum homa_metric id;
+	const char *name;
+	const char *desc;
+} homa_metric_info[] = {
+	HOMA_METRIC(pkts_rx_data, "DATA packets received"),
+	HOMA_METRIC(pkts_rx_grant, "GRANT packets received"),
+	HOMA_METRIC(pkts_rx_resend, "RESEND packets received"),
+	HOMA_METRIC(pkts_rx_rpc_unknown, "RPC_UNKNOWN packets received"),
+	HOMA_METRIC(pkts_rx_busy, "BUSY packets received"),
+	HOMA_METRIC(pkts_rx_cutoffs, "CUTOFFS packets received"),
+	HOMA_METRIC(pkts_rx_need_ack, "NEED_ACK packets received"),
+	HOMA_METRIC(pkts_rx_ack, "ACK packets received"),
+	HOMA_METRIC(drop_short, "packets dropped: shorter than their header"),
+	HOMA_METRIC(drop_malformed,
+		    "packets dropped: a header field is invalid"),
+	HOMA_METRIC(drop_unknown_type, "packets dropped: unknown packet type"),
+	HOMA_METRIC(drop_no_socket, "packets dropped: no socket on the port"),
+	HOMA_METRIC(drop_unimplemented,
+		    "packets dropped: type not handled yet"),
+	HOMA_METRIC(icmp_errors, "ICMP errors received for Homa packets"),
+	HOMA_METRIC(sockets_opened, "sockets created"),
+	HOMA_METRIC(sockets_live, "sockets open now (gauge)"),
+	HOMA_METRIC(bind_errors, "bind calls that failed"),
+	HOMA_METRIC(sysctl_rejects, "sysctl writes rejected as invalid"),
+};
+
+#undef HOMA_METRIC
+
+static_assert(ARRAY_SIZE(homa_metric_info) == HOMA_NUM_METRICS);
+
+/**
+ * homa_metrics_sum() - Current value of a counter, summed over CPUs.
+ * @hnet: the namespace's Homa host.
+ * @m: which counter.
+ *
+ * Return: the sum.
+ */
+u64 homa_metrics_sum(struct homa_net *hnet, enum homa_metric m)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(hnet->metrics, cpu)->v[m];
+	return sum;
+}
+
+static int homa_metrics_show(struct seq_file *seq, void *v)
+{
+	struct homa_net *hnet = homa_net(seq_file_single_net(seq));
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(homa_metric_info); i++)
+		seq_printf(seq, "%-24s %20llu  %s\n", homa_metric_info[i].name,
+			   homa_metrics_sum(hnet, homa_metric_info[i].id),
+			   homa_metric_info[i].desc);
+	return 0;
+}
+
+/**
+ * homa_metrics_net_init() - Create a namespace's counters and its
+ * /proc/net/homa_metrics.
+ * @hnet: the new namespace's Homa host.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int homa_metrics_net_init(struct homa_net *hnet)
+{
+	hnet->metrics = alloc_percpu(struct homa_metrics);
+	if (!hnet->metrics)
+		return -ENOMEM;
+	if (!proc_create_net_single("homa_metrics", 0444, hnet->net->proc_net,
+				    homa_metrics_show, NULL)) {
+		free_percpu(hnet->metrics);
+		hnet->metrics = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * homa_metrics_net_exit() - Remove a namespace's metrics file and counters.
+ * @hnet: the Homa host of the namespace going away.
+ */
+void homa_metrics_net_exit(struct homa_net *hnet)
+{
+	remove_proc_entry("homa_metrics", hnet->net->proc_net);
+	free_percpu(hnet->metrics);
+	hnet->metrics = NULL;
+}

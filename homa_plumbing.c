@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * How Homa joins the kernel: module init and exit, the
+ * IPv4 and IPv6 protocol handlers and socket switch entries, the
+ * per-namespace setup of struct homa_net, and the socket operations that
+ * user calls enter through (bind, close, shutdown, poll, socket options,
+ * ioctls, sendmsg, recvmsg).
+ */
+
+#include <linux/module.h>
+#include <net/inet_common.h>
+#include <net/protocol.h>
+#include <net/transp_v6.h>
+
+#include "homa_impl.h"
+
+unsigned int homa_net_id __read_mostly;
+
+static int homa_sk_init(struct sock *sk)
+{
+	struct homa_sock *hsk = homa_sk(sk);
+	struct homa_net *hnet = homa_net(sock_net(sk));
+	int err;
+
+	/* Softirq lookups find sockets under RCU: free them after a grace. */
+	sock_set_flag(sk, SOCK_RCU_FREE);
+	err = homa_sock_init(hsk, hnet);
+	if (err)
+		return err;
+	homa_metric_inc(hnet, HOMA_M_sockets_opened);
+	homa_metric_inc(hnet, HOMA_M_sockets_live);
+	return 0;
+}
+
+static void homa_sk_destroy(struct sock *sk)
+{
+	struct homa_sock *hsk = homa_sk(sk);
+
+	if (!hsk->hnet)
+		return;
+	homa_sock_unlink(hsk);
+	/* A socket whose init failed never got a port nor was counted. */
+	if (hsk->port)
+		homa_metric_add(hsk->hnet, HOMA_M_sockets_live, -1);
+	hsk->hnet = NULL;
+}
+
+static int homa_sk_hash(struct sock *sk)
+{
+	return 0;
+}
+
+static void homa_sk_unhash(struct sock *sk)
+{
+	if (homa_sk(sk)->hnet)
+		homa_sock_unlink(homa_sk(sk));
+}
+
+static int homa_sk_get_port(struct sock *sk, unsigned short snum)
+{
+	return 0;
+}
+
+static void homa_sk_close(struct sock *sk, long timeout)
+{
+	struct homa_sock *hsk = homa_sk(sk);
+
+	lock_sock(sk);
+	hsk->shutdown = true;
+	release_sock(sk);
+	sk_common_release(sk);
+}
+
+static int homa_bind(struct socket *sock, struct sockaddr *addr, int addr_len)
+{
+	struct homa_sock *hsk = homa_sk(sock->sk);
+	int min_len, err;
+	u16 port;
+
+	if (addr_len < (int)offsetofend(struct sockaddr, sa_family))
+		return -EINVAL;
+	/* An IPv6 socket takes IPv6 addresses only, and IPv4 likewise. */
+	if (addr->sa_family != sock->sk->sk_family) {
+		err = -EAFNOSUPPORT;
+		goto out;
+	}
+	min_len = addr->sa_family == AF_INET6 ? SIN6_LEN_RFC2133
+					       : sizeof(struct sockaddr_in);
+	if (addr_len < min_len) {
+		err = -EINVAL;
+		goto out;
+	}
+	/* sin_port and sin6_port lie at the same offset. */
+	port = ntohs(((struct sockaddr_in *)addr)->sin_port);
+	lock_sock(sock->sk);
+	err = homa_sock_bind(hsk, port);
+	release_sock(sock->sk);
+out:
+	if (err)
+		homa_metric_inc(hsk->hnet, HOMA_M_bind_errors);
+	return err;
+}
+
+static int homa_shutdown(struct socket *sock, int how)
+{
+	struct sock *sk = sock->sk;
+
+	lock_sock(sk);
+	homa_sk(sk)->shutdown = true;
+	sk->sk_shutdown = SHUTDOWN_MASK;
+	sk->sk_state_change(sk);
+	release_sock(sk);
+	return 0;
+}
+
+static __poll_t homa_poll(struct file *file, struct socket *sock,
+			  poll_table *wait)
+{
+	struct sock *sk = sock->sk;
+	__poll_t mask = EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND;
+
+	sock_poll_wait(file, sock, wait);
+	if (READ_ONCE(homa_sk(sk)->shutdown))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	return mask;
+}
+
+static int homa_setsockopt(struct sock *sk, int level, int optname,
+			   sockptr_t optval, unsigned int optlen)
+{
+	int val;
+
+	if (level != IPPROTO_HOMA)
+		return -ENOPROTOOPT;
+	switch (optname) {
+	case SO_HOMA_SERVER:
+		if (optlen < sizeof(int))
+			return -EINVAL;
+		if (copy_from_sockptr(&val, optval, sizeof(val)))
+			return -EFAULT;
+		lock_sock(sk);
+		homa_sk(sk)->is_server = val != 0;
+		release_sock(sk);
+		return 0;
+	case SO_HOMA_RCVBUF:
+		/* The buffer pool arrives with the data path. */
+		return -EOPNOTSUPP;
+	default:
+		return -ENOPROTOOPT;
+	}
+}
+
+static int homa_getsockopt(struct sock *sk, int level, int optname,
+			   char __user *optval, int __user *optlen)
+{
+	struct homa_rcvbuf_args rcvbuf = {};
+	void *src = &rcvbuf;
+	int len, val, size;
+
+	if (level != IPPROTO_HOMA)
+		return -ENOPROTOOPT;
+	if (get_user(len, optlen))
+		return -EFAULT;
+	switch (optname) {
+	case SO_HOMA_SERVER:
+		val = READ_ONCE(homa_sk(sk)->is_server);
+		src = &val;
+		size = sizeof(val);
+		break;
+	case SO_HOMA_RCVBUF:
+		size = sizeof(rcvbuf);
+		break;
+	default:
+		return -ENOPROTOOPT;
+	}
+	if (len < size)
+		return -EINVAL;
+	if (copy_to_user(optval, src, size) || put_user(size, optlen))
+		return -EFAULT;
+	return 0;
+}
+
+static int homa_ioc_info(struct sock *sk, void __user *arg)
+{
+	struct homa_info info;
+
+	if (copy_from_user(&info, arg, sizeof(info)))
+		return -EFAULT;
+	lock_sock(sk);
+	info.port = homa_sk(sk)->port;
+	release_sock(sk);
+	info.num_rpcs = 0;
+	info.bpool_avail_bytes = 0;
+	memset(info.error_msg, 0, sizeof(info.error_msg));
+	info._pad = 0;
+	if (copy_to_user(arg, &info, sizeof(info)))
+		return -EFAULT;
+	return 0;
+}
+
+static int homa_ioc_abort(struct sock *sk, void __user *arg)
+{
+	struct homa_abort_args args;
+
+	if (copy_from_user(&args, arg, sizeof(args)))
+		return -EFAULT;
+	if (args._pad1 || args._pad2[0] || args._pad2[1])
+		return -EINVAL;
+	/* No RPCs exist yet: aborting all is a no-op, one is unknown. */
+	return args.id ? -EINVAL : 0;
+}
+
+static int homa_socket_ioctl(struct socket *sock, unsigned int cmd,
+			     unsigned long arg)
+{
+	switch (cmd) {
+	case HOMAIOCINFO:
+		return homa_ioc_info(sock->sk, (void __user *)arg);
+	case HOMAIOCABORT:
+		return homa_ioc_abort(sock->sk, (void __user *)arg);
+	default:
+		return -ENOIOCTLCMD;
+	}
+}
+
+static int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
+{
+	return -EOPNOTSUPP;
+}
+
+static int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
+			int flags, int *addr_len)
+{
+	return -EOPNOTSUPP;
+}
+
+static struct proto homa_prot = {
+	.name		= "HOMA",
+	.owner		= THIS_MODULE,
+	.close		= homa_sk_close,
+	.init		= homa_sk_init,
+	.destroy	= homa_sk_destroy,
+	.setsockopt	= homa_setsockopt,
+	.getsockopt	= homa_getsockopt,
+	.sendmsg	= homa_sendmsg,
+	.recvmsg	= homa_recvmsg,
+	.hash		= homa_sk_hash,
+	.unhash		= homa_sk_unhash,
+	.get_port	= homa_sk_get_port,
+	.obj_size	= sizeof(struct homa_sock),
+	.no_autobind	= 1,
+};
+
+static struct proto homav6_prot = {
+	.name		= "HOMAv6",
+	.owner		= THIS_MODULE,
+	.close		= homa_sk_close,
+	.init		= homa_sk_init,
+	.destroy	= homa_sk_destroy,
+	.setsockopt	= homa_setsockopt,
+	.getsockopt	= homa_getsockopt,
+	.sendmsg	= homa_sendmsg,
+	.recvmsg	= homa_recvmsg,
+	.hash		= homa_sk_hash,
+	.unhash		= homa_sk_unhash,
+	.get_port	= homa_sk_get_port,
+	.obj_size	= sizeof(struct homa_v6_sock),
+#if HOMA_HAVE_IPV6_PINFO_OFFSET
+	.ipv6_pinfo_offset = offsetof(struct homa_v6_sock, inet6),
+#endif
+	.no_autobind	= 1,
+};
+
+static int homa_inet_ioctl(struct socket *sock, unsigned int cmd,
+			   unsigned long arg)
+{
+	int err = homa_socket_ioctl(sock, cmd, arg);
+
+	return err == -ENOIOCTLCMD ? inet_ioctl(sock, cmd, arg) : err;
+}
+
+static int homa_inet6_ioctl(struct socket *sock, unsigned int cmd,
+			    unsigned long arg)
+{
+	int err = homa_socket_ioctl(sock, cmd, arg);
+
+	return err == -ENOIOCTLCMD ? inet6_ioctl(sock, cmd, arg) : err;
+}
+
+static const struct proto_ops homa_proto_ops = {
+	.family		= PF_INET,
+	.owner		= THIS_MODULE,
+	.release	= inet_release,
+	.bind		= homa_bind,
+	.connect	= sock_no_connect,
+	.socketpair	= sock_no_socketpair,
+	.accept		= sock_no_accept,
+	.getname	= inet_getname,
+	.poll		= homa_poll,
+	.ioctl		= homa_inet_ioctl,
+	.listen		= sock_no_listen,
+	.shutdown	= homa_shutdown,
+	.setsockopt	= sock_common_setsockopt,
+	.getsockopt	= sock_common_getsockopt,
+	.sendmsg	= inet_sendmsg,
+	.recvmsg	= inet_recvmsg,
+	.mmap		= sock_no_mmap,
+};
+
+static const struct proto_ops homav6_proto_ops = {
+	.family		= PF_INET6,
+	.owner		= THIS_MODULE,
+	.release	= inet6_release,
+	.bind		= homa_bind,
+	.connect	= sock_no_connect,
+	.socketpair	= sock_no_socketpair,
+	.accept		= sock_no_accept,
+	.getname	= inet6_getname,
+	.poll		= homa_poll,
+	.ioctl		= homa_inet6_ioctl,
+	.listen		= sock_no_listen,
+	.shutdown	= homa_shutdown,
+	.setsockopt	= sock_common_setsockopt,
+	.getsockopt	= sock_common_getsockopt,
+	.sendmsg	= inet_sendmsg,
+	.recvmsg	= inet_recvmsg,
+	.mmap		= sock_no_mmap,
+};
+
+static struct inet_protosw homa_protosw = {
+	.type		= SOCK_DGRAM,
+	.protocol	= IPPROTO_HOMA,
+	.prot		= &homa_prot,
+	.ops		= &homa_proto_ops,
+	.flags		= INET_PROTOSW_REUSE,
+};
+
+static struct inet_protosw homav6_protosw = {
+	.type		= SOCK_DGRAM,
+	.protocol	= IPPROTO_HOMA,
+	.prot		= &homav6_prot,
+	.ops		= &homav6_proto_ops,
+	.flags		= INET_PROTOSW_REUSE,
+};
+
+static const struct net_protocol homa_protocol = {
+	.handler	= homa_softirq,
+	.err_handler	= homa_err_handler_v4,
+	.no_policy	= 1,
+};
+
+static const struct inet6_protocol homav6_protocol = {
+	.handler	= homa_softirq,
+	.err_handler	= homa_err_handler_v6,
+	.flags		= INET6_PROTO_NOPOLICY | INET6_PROTO_FINAL,
+};
+
+static int __net_init homa_net_init(struct net *net)
+{
+	struct homa_net *hnet = homa_net(net);
+	int err;
+
+	hnet->net = net;
+	homa_config_init(&hnet->config);
+	homa_socktab_init(&hnet->socktab);
+	err = homa_metrics_net_init(hnet);
+	if (err)
+		return err;
+	err = homa_sysctl_net_init(hnet);
+	if (err)
+		homa_metrics_net_exit(hnet);
+	return err;
+}
+
+static void __net_exit homa_net_exit(struct net *net)
+{
+	struct homa_net *hnet = homa_net(net);
+
+	homa_sysctl_net_exit(hnet);
+	homa_metrics_net_exit(hnet);
+	homa_socktab_exit(&hnet->socktab);
+}
+
+static struct pernet_operations homa_net_ops = {
+	.init	= homa_net_init,
+	.exit	= homa_net_exit,
+	.id	= &homa_net_id,
+	.size	= sizeof(struct homa_net),
+};
+
+static int __init homa_init(void)
+{
+	int err;
+
+	err = proto_register(&homa_prot, 1);
+	if (err)
+		return err;
+	err = proto_register(&homav6_prot, 1);
+	if (err)
+		goto err_proto;
+	err = register_pernet_subsys(&homa_net_ops);
+	if (err)
+		goto err_proto6;
+	if (inet_add_protocol(&homa_protocol, IPPROTO_HOMA)) {
+		err = -EBUSY;
+		goto err_pernet;
+	}
+	inet_register_protosw(&homa_protosw);
+	if (inet6_add_protocol(&homav6_protocol, IPPROTO_HOMA)) {
+		err = -EBUSY;
+		goto err_inet;
+	}
+	err = inet6_register_protosw(&homav6_protosw);
+	if (err)
+		goto err_inet6;
+	return 0;
+
+err_inet6:
+	inet6_del_protocol(&homav6_protocol, IPPROTO_HOMA);
+err_inet:
+	inet_unregister_protosw(&homa_protosw);
+	inet_del_protocol(&homa_protocol, IPPROTO_HOMA);
+err_pernet:
+	unregister_pernet_subsys(&homa_net_ops);
+err_proto6:
+	proto_unregister(&homav6_prot);
+err_proto:
+	proto_unregister(&homa_prot);
+	return err;
+}
+
+static void __exit homa_exit(void)
+{
+	inet6_unregister_protosw(&homav6_protosw);
+	inet6_del_protocol(&homav6_protocol, IPPROTO_HOMA);
+	inet_unregister_protosw(&homa_protosw);
+	inet_del_protocol(&homa_protocol, IPPROTO_HOMA);
+	unregister_pernet_subsys(&homa_net_ops);
+	proto_unregister(&homav6_prot);
+	proto_unregister(&homa_prot);
+}
+
+module_init(homa_init);
+module_exit(homa_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Homa: a receiver-driven, message-based RPC transport");
+MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET, IPPROTO_HOMA, SOCK_DGRAM);
+MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET6, IPPROTO_HOMA, SOCK_DGRAM);
