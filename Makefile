@@ -18,11 +18,7 @@ KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
 		tail -n 1; fi)
 KVER = $(patsubst linux-headers-%,%,$(notdir $(realpath $(KDIR))))
 
-SCRIPTS := $(shell find $(TOP)/scripts $(TOP)/test $(TOP)/.ci -type f \
-		\( -name '*.sh' -o -name run \) 2>/dev/null)
-KSRC := $(wildcard $(TOP)/*.c $(TOP)/*.h)
-
-.PHONY: all modules setup check unit vmtest test demo clean
+.PHONY: all modules setup check unit vmtest test demo clean print-kdir
 
 all: modules
 
@@ -46,6 +42,9 @@ test: setup
 
 demo: modules
 	@$(TOP)/scripts/demo.sh
+
+print-kdir:
+	@echo $(KDIR)
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(TOP) clean

@@ -50,7 +50,11 @@ typedef __s64 s64;
 #define be32_to_cpu(x) be32toh((u32)(x))
 #define be64_to_cpu(x) be64toh((u64)(x))
 
-#define min_t(type, a, b) ((type)(a) < (type)(b) ? (type)(a) : (type)(b))
+#define min_t(type, a, b) ({		\
+	type __a = (a);			\
+	type __b = (b);			\
+	__a < __b ? __a : __b;		\
+})
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

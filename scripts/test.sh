@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Run every suite: static checks, unit tests, VM tests. Each suite ends
+# with "<suite>: N passed, N failed"; this script sums them into one closing
+# line "N passed, N failed" and fails if any suite failed or said nothing.
+# Usage: scripts/test.sh   (make test)
+set -uo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+total_pass=0
+total_fail=0
+start=$(date +%s)
+
+# suite NAME CMD...: run one suite, echoing its output, and add its counts.
+suite() {
+	local name=$1 out line p f rc
+	shift
+	out=$(mktemp)
+	echo "=== $name ==="
+	"$@" 2>&1 | tee "$out"
+	rc=${PIPESTATUS[0]}
+	line=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed" "$out" | tail -n 1)
+	rm -f "$out"
+	if [ -z "$line" ]; then
+		echo "$name: no result line (exit $rc): counted as 1 failed"
+		total_fail=$((total_fail + 1))
+		return
+	fi
+	p=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')
+	f=$(echo "$line" | sed -E 's/.*passed, ([0-9]+) failed.*/\1/')
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+	fi
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+}
+
+"$TOP/scripts/setup.sh" || exit 1
+suite check "$TOP/scripts/check.sh"
+suite unit make --no-print-directory -C "$TOP/test/unit"
+suite vmtest make --no-print-directory -C "$TOP" vmtest
+echo "test: took $(($(date +%s) - start)) s"
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]

@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * The VM tests' driver of real Homa sockets. Each subcommand checks one
+ * area of the user API and exits 0 when every check passed, 1 otherwise,
+ * printing one "# " line per failed check (KTAP diagnostics).
+ *
+ * Usage: homa_test <command> [args]; "homa_test help" lists the commands.
+ */
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
+#include "homa.h"
+
+static int failures;
+
+/* Record a failed check. */
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	printf("# FAIL: ");
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+	failures++;
+}
+
+/* Check that a call returned -1 with errno @want (or 0 when @want is 0). */
+static void expect_errno(const char *what, int ret, int want)
+{
+	int got = ret < 0 ? errno : 0;
+
+	if (got != want)
+		fail("%s: got %s (%d), want %s (%d)", what, strerror(got), got,
+		     strerror(want), want);
+}
+
+static int homa_socket(int family)
+{
+	int fd = socket(family, SOCK_DGRAM, IPPROTO_HOMA);
+
+	if (fd < 0) {
+		printf("# socket(%d, SOCK_DGRAM, IPPROTO_HOMA): %s\n", family,
+		       strerror(errno));
+		exit(1);
+	}
+	return fd;
+}
+
+static int bind_port(int fd, int family, int port)
+{
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6,
+				   .sin6_port = htons(port) };
+	struct sockaddr_in a4 = { .sin_family = AF_INET,
+				  .sin_port = htons(port) };
+
+	if (family == AF_INET6)
+		return bind(fd, (struct sockaddr *)&a6, sizeof(a6));
+	return bind(fd, (struct sockaddr *)&a4, sizeof(a4));
+}
+
+static int local_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
+		fail("getsockname: %s", strerror(errno));
+		return -1;
+	}
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
+/* Sockets of both families open, get distinct client ports, and close. */
+static void cmd_sockets(void)
+{
+	int fds[2 * 50], i, j, port;
+
+	for (i = 0; i < 100; i++) {
+		fds[i] = homa_socket(i % 2 ? AF_INET6 : AF_INET);
+		port = local_port(fds[i]);
+		if (port < HOMA_MIN_DEFAULT_PORT || port > 0xffff)
+			fail("socket %d: client port %d out of range", i, port);
+		for (j = 0; j < i; j++)
+			if (local_port(fds[j]) == port)
+				fail("sockets %d and %d share port %d", i, j,
+				     port);
+	}
+	for (i = 0; i < 100; i++)
+		if (close(fds[i]) < 0)
+			fail("close: %s", strerror(errno));
+	expect_errno("SOCK_STREAM with IPPROTO_HOMA",
+		     socket(AF_INET, SOCK_STREAM, IPPROTO_HOMA),
+		     EPROTONOSUPPORT);
+}
+
+static void check_bind_family(int family)
+{
+	struct sockaddr_in a4 = { .sin_family = AF_INET,
+				  .sin_port = htons(600) };
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6,
+				   .sin6_port = htons(600) };
+	int fd = homa_socket(family), fd2 = homa_socket(family);
+	int short_len = family == AF_INET6 ? 20 : 8;
+
+	expect_errno("bind port 0", bind_port(fd, family, 0), EINVAL);
+	expect_errno("bind port 0x8000", bind_port(fd, family, 0x8000), EINVAL);
+	expect_errno("bind port 0xffff", bind_port(fd, family, 0xffff), EINVAL);
+	if (family == AF_INET6) {
+		expect_errno("bind IPv4 address to IPv6 socket",
+			     bind(fd, (struct sockaddr *)&a4, sizeof(a4)),
+			     EAFNOSUPPORT);
+		expect_errno("bind short IPv6 address",
+			     bind(fd, (struct sockaddr *)&a6, short_len),
+			     EINVAL);
+	} else {
+		expect_errno("bind IPv6 address to IPv4 socket",
+			     bind(fd, (struct sockaddr *)&a6, sizeof(a6)),
+			     EAFNOSUPPORT);
+		expect_errno("bind short IPv4 address",
+			     bind(fd, (struct sockaddr *)&a4, short_len),
+			     EINVAL);
+	}
+	expect_errno("bind length 1", bind(fd, (struct sockaddr *)&a4, 1),
+		     EINVAL);
+	expect_errno("bind port 600", bind_port(fd, family, 600), 0);
+	if (local_port(fd) != 600)
+		fail("getsockname after bind: %d, want 600", local_port(fd));
+	expect_errno("bind port 600 again, other socket",
+		     bind_port(fd2, family, 600), EADDRINUSE);
+	expect_errno("second bind of a bound socket",
+		     bind_port(fd, family, 601), EINVAL);
+	expect_errno("bind port 0x7fff", bind_port(fd2, family, 0x7fff), 0);
+	close(fd);
+	fd = homa_socket(family);
+	expect_errno("bind port 600 after close", bind_port(fd, family, 600),
+		     0);
+	close(fd);
+	close(fd2);
+}
+
+/* bind(): server ports only, one socket per port, families kept apart. */
+static void cmd_bind(void)
+{
+	int fd4, fd6;
+
+	check_bind_family(AF_INET);
+	check_bind_family(AF_INET6);
+	/* IPv4 and IPv6 sockets share one port space. */
+	fd4 = homa_socket(AF_INET);
+	fd6 = homa_socket(AF_INET6);
+	expect_errno("bind IPv4 700", bind_port(fd4, AF_INET, 700), 0);
+	expect_errno("bind IPv6 700 (taken by IPv4)",
+		     bind_port(fd6, AF_INET6, 700), EADDRINUSE);
+	close(fd4);
+	close(fd6);
+}
+
+/* Bind a port and keep it until killed (cross-namespace tests). */
+static void cmd_hold(int port)
+{
+	int fd = homa_socket(AF_INET);
+
+	expect_errno("bind", bind_port(fd, AF_INET, port), 0);
+	if (failures)
+		exit(1);
+	printf("bound %d\n", port);
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
+/* Try to bind a port once; exit status tells whether it worked. */
+static void cmd_try_bind(int port)
+{
+	int fd = homa_socket(AF_INET);
+
+	expect_errno("bind", bind_port(fd, AF_INET, port), 0);
+	close(fd);
+}
+
+static void check_server_opt(int fd, int want)
+{
+	socklen_t len = sizeof(int);
+	int val = -1;
+
+	if (getsockopt(fd, IPPROTO_HOMA, SO_HOMA_SERVER, &val, &len) < 0)
+		fail("getsockopt SO_HOMA_SERVER: %s", strerror(errno));
+	else if (val != want || len != sizeof(int))
+		fail("SO_HOMA_SERVER is %d (len %u), want %d", val, len, want);
+}
+
+/* Socket options: SO_HOMA_SERVER, bad levels, lengths and names. */
+static void cmd_sockopt(void)
+{
+	int fd = homa_socket(AF_INET), one = 1, zero = 0;
+	struct homa_rcvbuf_args rb;
+	socklen_t len;
+	char c = 0;
+
+	check_server_opt(fd, 0);
+	expect_errno("set SO_HOMA_SERVER 1",
+		     setsockopt(fd, IPPROTO_HOMA, SO_HOMA_SERVER, &one, 4), 0);
+	check_server_opt(fd, 1);
+	expect_errno("set SO_HOMA_SERVER 0",
+		     setsockopt(fd, IPPROTO_HOMA, SO_HOMA_SERVER, &zero, 4), 0);
+	check_server_opt(fd, 0);
+	expect_errno("set SO_HOMA_SERVER short",
+		     setsockopt(fd, IPPROTO_HOMA, SO_HOMA_SERVER, &c, 1),
+		     EINVAL);
+	expect_errno("set unknown option",
+		     setsockopt(fd, IPPROTO_HOMA, 99, &one, 4), ENOPROTOOPT);
+	expect_errno("set at level IPPROTO_UDP",
+		     setsockopt(fd, IPPROTO_UDP, SO_HOMA_SERVER, &one, 4),
+		     ENOPROTOOPT);
+	len = 1;
+	expect_errno("get SO_HOMA_SERVER short",
+		     getsockopt(fd, IPPROTO_HOMA, SO_HOMA_SERVER, &one, &len),
+		     EINVAL);
+	len = sizeof(rb);
+	expect_errno("get SO_HOMA_RCVBUF",
+		     getsockopt(fd, IPPROTO_HOMA, SO_HOMA_RCVBUF, &rb, &len),
+		     0);
+	expect_errno("bind 800", bind_port(fd, AF_INET, 800), 0);
+	check_server_opt(fd, 1);
+	close(fd);
+}
+
+/* HOMAIOCINFO reports the port; HOMAIOCABORT validates its argument. */
+static void cmd_ioctl(void)
+{
+	int fd = homa_socket(AF_INET6);
+	struct homa_abort_args abort_args;
+	struct homa_info info;
+
+	expect_errno("bind 900", bind_port(fd, AF_INET6, 900), 0);
+	memset(&info, 0xa5, sizeof(info));
+	info.rpc_info = 0;
+	info.rpc_info_length = 0;
+	expect_errno("HOMAIOCINFO", ioctl(fd, HOMAIOCINFO, &info), 0);
+	if (info.port != 900 || info.num_rpcs != 0)
+		fail("HOMAIOCINFO: port %u rpcs %u", info.port, info.num_rpcs);
+	if (info.error_msg[0] != 0 || info._pad != 0)
+		fail("HOMAIOCINFO left stale bytes in its answer");
+	memset(&abort_args, 0, sizeof(abort_args));
+	expect_errno("HOMAIOCABORT all", ioctl(fd, HOMAIOCABORT, &abort_args),
+		     0);
+	abort_args._pad1 = 1;
+	expect_errno("HOMAIOCABORT with padding set",
+		     ioctl(fd, HOMAIOCABORT, &abort_args), EINVAL);
+	expect_errno("HOMAIOCINFO bad pointer",
+		     ioctl(fd, HOMAIOCINFO, (void *)16), EFAULT);
+	expect_errno("unknown ioctl", ioctl(fd, _IO('h', 0x7f), 0), ENOTTY);
+	close(fd);
+}
+
+static int send_raw(int family, const void *buf, size_t len)
+{
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6,
+				   .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	struct sockaddr_in a4 = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(family, SOCK_RAW, IPPROTO_HOMA);
+	ssize_t n;
+
+	if (fd < 0) {
+		fail("raw socket: %s", strerror(errno));
+		return -1;
+	}
+	if (family == AF_INET6)
+		n = sendto(fd, buf, len, 0, (struct sockaddr *)&a6, sizeof(a6));
+	else
+		n = sendto(fd, buf, len, 0, (struct sockaddr *)&a4, sizeof(a4));
+	if (n != (ssize_t)len)
+		fail("raw sendto %zu bytes: %s", len, strerror(errno));
+	close(fd);
+	return 0;
+}
+
+/* Build a common header: ports, type, RPC id 2. */
+static void raw_header(unsigned char *p, int dport, int type)
+{
+	p[0] = 0x80;		/* sport 0x8000 */
+	p[2] = dport >> 8;
+	p[3] = dport & 0xff;
+	p[11] = type;
+	p[27] = 2;		/* sender_id, big-endian */
+}
+
+/*
+ * Send bad packets to the loopback address of @family: 28 too short for
+ * any header, 10 DATA packets whose lengths are impossible, 5 of an unknown
+ * type, and 7 well-formed GRANTs to port 1234 (where no socket listens).
+ * The test script checks that each group lands in its drop counter.
+ */
+static void cmd_inject(int family)
+{
+	unsigned char p[200];
+	int i;
+
+	for (i = 0; i < 28; i++) {
+		memset(p, 0, sizeof(p));
+		raw_header(p, 1234, 0x11);
+		send_raw(family, p, i);
+	}
+	for (i = 0; i < 10; i++) {
+		memset(p, 0, sizeof(p));
+		raw_header(p, 1234, 0x10);
+		/* message_length 0, or offset beyond the message. */
+		p[31] = i % 2 ? 0 : 10;
+		p[52] = i % 2 ? 0 : 0xff;
+		send_raw(family, p, 56 + 20);
+	}
+	for (i = 0; i < 5; i++) {
+		memset(p, 0, sizeof(p));
+		raw_header(p, 1234, 0x20 + i);
+		send_raw(family, p, 60);
+	}
+	for (i = 0; i < 7; i++) {
+		memset(p, 0, sizeof(p));
+		raw_header(p, 1234, 0x11);
+		p[31] = 100;	/* grant offset */
+		send_raw(family, p, 33);
+	}
+}
+
+static void print_usage(void)
+{
+	printf("Usage: %s sockets | bind | hold PORT | try_bind PORT |\n"
+	       "       sockopt | ioctl | inject4 | inject6\n", "homa_test");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc < 2)
+		print_usage();
+	if (!strcmp(argv[1], "sockets"))
+		cmd_sockets();
+	else if (!strcmp(argv[1], "bind"))
+		cmd_bind();
+	else if (!strcmp(argv[1], "hold") && argc == 3)
+		cmd_hold(atoi(argv[2]));
+	else if (!strcmp(argv[1], "try_bind") && argc == 3)
+		cmd_try_bind(atoi(argv[2]));
+	else if (!strcmp(argv[1], "sockopt"))
+		cmd_sockopt();
+	else if (!strcmp(argv[1], "ioctl"))
+		cmd_ioctl();
+	else if (!strcmp(argv[1], "inject4"))
+		cmd_inject(AF_INET);
+	else if (!strcmp(argv[1], "inject6"))
+		cmd_inject(AF_INET6);
+	else
+		print_usage();
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Runs inside the VM: loads homa.ko, runs every test/vm/t_*.sh (or those
+# named as arguments) and prints KTAP, then the kernel log after a marker
+# that run.sh scans for splats.
+# Usage: inside.sh [TEST...]
+set -uo pipefail
+
+VM_DIR=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$VM_DIR/../.." && pwd)
+
+mkdir -p /run/netns
+dmesg -n 1 2>/dev/null || true
+if [ $# -gt 0 ]; then
+	tests=("$@")
+else
+	mapfile -t tests < <(cd "$VM_DIR" && ls t_*.sh)
+fi
+
+echo "KTAP version 1"
+echo "1..${#tests[@]}"
+if ! insmod "$TOP/homa.ko"; then
+	echo "# insmod homa.ko failed"
+fi
+n=0
+for t in "${tests[@]}"; do
+	n=$((n + 1))
+	name=${t%.sh}
+	name=${name#t_}
+	start=$(date +%s.%N)
+	# Output goes to a file: a process the test leaves behind must not
+	# keep the runner waiting.
+	timeout -k 5 600 bash "$VM_DIR/$t" > /tmp/test.out 2>&1
+	rc=$?
+	out=$(cat /tmp/test.out)
+	secs=$(echo "$(date +%s.%N) - $start" | bc)
+	if [ -n "$out" ]; then
+		printf '%s\n' "$out" | sed 's/^/# /; s/^# # /# /'
+	fi
+	case $rc in
+	0) echo "ok $n $name # time ${secs}s" ;;
+	4) echo "ok $n $name # SKIP" ;;
+	*) echo "not ok $n $name # exit $rc" ;;
+	esac
+done
+echo "=== kernel log ==="
+dmesg
+echo "=== end ==="

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Shared helpers of the VM tests, sourced by each test/vm/t_*.sh. A test
+# runs inside the VM as root, with homa.ko loaded, and exits 0 (pass),
+# 1 (fail) or 4 (skip); lines it prints starting with "# " are KTAP
+# diagnostics.
+# shellcheck disable=SC2034	# variables here are used by the tests
+
+set -euo pipefail
+
+VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$VM_DIR/../.." && pwd)
+HOMA_TEST="$VM_DIR/build/homa_test"
+NAMESPACES=()
+FAILED=0
+
+cleanup() {
+	local ns
+	for ns in "${NAMESPACES[@]}"; do
+		# shellcheck disable=SC2046	# one pid per word
+		kill $(ip netns pids "$ns" 2>/dev/null) 2>/dev/null || true
+		ip netns del "$ns" 2>/dev/null || true
+	done
+}
+trap cleanup EXIT
+
+# ns_add NAME: create a namespace that is deleted when the test exits.
+ns_add() {
+	ip netns add "$1"
+	NAMESPACES+=("$1")
+	ip -n "$1" link set lo up
+}
+
+# in_ns NAME CMD...: run a command inside a namespace.
+in_ns() {
+	local ns=$1
+	shift
+	ip netns exec "$ns" "$@"
+}
+
+# metric NS NAME: the value of one Homa metric in a namespace.
+metric() {
+	# shellcheck disable=SC2016	# $1 and $2 are awk's fields
+	in_ns "$1" awk -v m="$2" '$1 == m { print $2 }' /proc/net/homa_metrics
+}
+
+# check DESCRIPTION CMD...: run a command; record a failure if it fails.
+check() {
+	local what=$1
+	shift
+	if ! "$@"; then
+		echo "# FAIL: $what"
+		FAILED=1
+	fi
+}
+
+# check_eq DESCRIPTION GOT WANT: record a failure unless GOT == WANT.
+check_eq() {
+	if [ "$2" != "$3" ]; then
+		echo "# FAIL: $1: got '$2', want '$3'"
+		FAILED=1
+	fi
+}
+
+# hold NS PORT: bind PORT in NS from a background process; sets HOLD_PID.
+hold() {
+	local out
+	out=$(mktemp /tmp/hold.XXXXXX)
+	# Not through in_ns: $! must be homa_test itself (ip execs it).
+	ip netns exec "$1" "$HOMA_TEST" hold "$2" > "$out" 2>&1 &
+	HOLD_PID=$!
+	for _ in $(seq 100); do
+		grep -q "^bound $2" "$out" && return 0
+		kill -0 "$HOLD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "# FAIL: could not hold port $2 in $1: $(cat "$out")"
+	FAILED=1
+}
+
+# release: end the process started by hold, closing its socket.
+release() {
+	kill "$HOLD_PID" 2>/dev/null || true
+	wait "$HOLD_PID" 2>/dev/null || true
+}
+
+# finish: exit with the test's verdict.
+finish() {
+	exit "$FAILED"
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Boot Debian's kernel under virtme-ng (software emulation), run the VM
+# tests against the freshly built homa.ko, and judge the result: every test
+# must print "ok" and the kernel log must hold no splat.
+# Usage: test/vm/run.sh [TEST...]   (KVER selects the kernel; default: the
+# one the module was built for)
+set -euo pipefail
+
+VM_DIR=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$VM_DIR/../.." && pwd)
+BUILD="$VM_DIR/build"
+export PATH="$TOP/.tools/venv/bin:$PATH"
+
+kver=${KVER:-$(modinfo -F vermagic "$TOP/homa.ko" | cut -d' ' -f1)}
+kernel="/boot/vmlinuz-$kver"
+if [ ! -f "$kernel" ]; then
+	echo "vmtest: no kernel image $kernel (run scripts/setup.sh)" >&2
+	exit 1
+fi
+
+mkdir -p "$BUILD"
+gcc -Wall -Wextra -Werror -O2 -I"$TOP" -o "$BUILD/homa_test" \
+	"$VM_DIR/homa_test.c"
+
+log="$BUILD/vm.log"
+echo "vmtest: booting $kver under emulation (about 30 s)"
+timeout 1500 vng --run "$kernel" --disable-kvm --memory 2G --cpus 2 \
+	-- "$VM_DIR/inside.sh" "$@" > "$log" 2>&1 || true
+
+# Print the KTAP part; keep the kernel log in the file.
+sed -n '/^KTAP version/,/^=== kernel log ===/p' "$log" | sed '$d'
+passed=$(grep -c '^ok ' "$log" || true)
+failed=$(grep -c '^not ok ' "$log" || true)
+planned=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$log" | head -n 1)
+if [ -z "$planned" ]; then
+	echo "vmtest: the VM printed no test plan; see $log"
+	tail -n 20 "$log"
+	failed=$((failed + 1))
+elif [ $((passed + failed)) -ne "$planned" ]; then
+	echo "vmtest: $((planned - passed - failed)) test(s) did not report"
+	failed=$((failed + planned - passed - failed))
+fi
+splats=$(sed -n '/^=== kernel log ===/,/^=== end ===/p' "$log" |
+	grep -E 'BUG:|WARNING:|RIP:|Call Trace:|refcount_t:' || true)
+if [ -n "$splats" ]; then
+	echo "vmtest: kernel splat in the log ($log):"
+	printf '%s\n' "$splats" | head -n 20
+	failed=$((failed + 1))
+fi
+echo "vmtest: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
