@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * Tracking the arrival of an incoming message's bytes. Packets
+ * may come in any order, repeat or overlap one another; each one is folded
+ * into a short sorted list of missing ranges, so the receive path learns how
+ * many bytes were new, the timer learns what to ask for in a RESEND, and
+ * the work per packet is bounded by HOMA_MAX_GAPS.
+ */
+
+#include "homa_gap.h"
+
+/*
+ * Longest range homa_gaps_add() accepts, so that the count of new bytes it
+ * returns always fits in an int. Real packets are far shorter.
+ */
+#define HOMA_GAP_MAX_ADD 0x7fffffffU
+
+/**
+ * homa_gaps_init() - Start tracking a message of which nothing has arrived.
+ * @g: the state to initialise.
+ * @length: length of the message in bytes.
+ */
+void homa_gaps_init(struct homa_msg_gaps *g, u32 length)
+{
+	memset(g, 0, sizeof(*g));
+	g->length = length;
+	g->bytes_remaining = length;
+}
+
+/*
+ * Index of the first gap that ends after @offset, or g->num_gaps if none
+ * does.
+ */
+static u32 homa_gaps_find(const struct homa_msg_gaps *g, u32 offset)
+{
+	u32 i;
+
+	for (i = 0; i < g->num_gaps; i++)
+		if (g->gaps[i].end > offset)
+			break;
+	return i;
+}
+
+/*
+ * Bytes [start, end) arrived, with start < g->recv_end: take them out of
+ * the gaps they overlap. Returns the number of bytes removed from gaps, or
+ * -ENOSPC (with @g unchanged) if a gap would have to split and the list
+ * is full.
+ */
+static int homa_gaps_fill(struct homa_msg_gaps *g, u32 start, u32 end)
+{
+	struct homa_gap keep[2];
+	u32 first, last, n_keep = 0;
+	u32 filled = 0;
+	u32 lo, hi;
+
+	first = homa_gaps_find(g, start);
+	for (last = first; last < g->num_gaps; last++) {
+		if (g->gaps[last].start >= end)
+			break;
+		lo = g->gaps[last].start > start ? g->gaps[last].start : start;
+		hi = g->gaps[last].end < end ? g->gaps[last].end : end;
+		filled += hi - lo;
+	}
+	if (last == first)
+		return 0;
+
+	/* What survives of gaps[first..last): at most a left and right part. */
+	if (g->gaps[first].start < start) {
+		keep[n_keep].start = g->gaps[first].start;
+		keep[n_keep].end = start;
+		n_keep++;
+	}
+	if (g->gaps[last - 1].end > end) {
+		keep[n_keep].start = end;
+		keep[n_keep].end = g->gaps[last - 1].end;
+		n_keep++;
+	}
+	if (n_keep > last - first && g->num_gaps >= HOMA_MAX_GAPS)
+		return -ENOSPC;
+
+	memmove(&g->gaps[first + n_keep], &g->gaps[last],
+		(g->num_gaps - last) * sizeof(g->gaps[0]));
+	memcpy(&g->gaps[first], keep, n_keep * sizeof(keep[0]));
+	g->num_gaps = g->num_gaps - (last - first) + n_keep;
+	return filled;
+}
+
+/**
+ * homa_gaps_add() - Record the arrival of a packet's bytes.
+ * @g: the message's state.
+ * @start: offset of the packet's first byte.
+ * @end: offset just past the packet's last byte.
+ *
+ * The packet may repeat or overlap bytes that arrived before, and may
+ * arrive in any order. On error @g is left unchanged.
+ *
+ * Return: the number of bytes of [@start, @end) that had not arrived
+ * before (0 for a duplicate); -EINVAL if @start >= @end, @end is past the
+ * end of the message or the range is longer than 0x7fffffff bytes;
+ * -ENOSPC if accepting the packet would take more than HOMA_MAX_GAPS gaps
+ * (the caller drops it; it will be sent again).
+ */
+int homa_gaps_add(struct homa_msg_gaps *g, u32 start, u32 end)
+{
+	u32 added = 0;
+	int filled;
+
+	if (start >= end || end > g->length || end - start > HOMA_GAP_MAX_ADD)
+		return -EINVAL;
+
+	if (start < g->recv_end) {
+		filled = homa_gaps_fill(g, start, end < g->recv_end ?
+					end : g->recv_end);
+		if (filled < 0)
+			return filled;
+		added = filled;
+	} else if (start > g->recv_end) {
+		/* The bytes between recv_end and start become a new gap. */
+		if (g->num_gaps >= HOMA_MAX_GAPS)
+			return -ENOSPC;
+		g->gaps[g->num_gaps].start = g->recv_end;
+		g->gaps[g->num_gaps].end = start;
+		g->num_gaps++;
+	}
+	if (end > g->recv_end) {
+		added += end - (start > g->recv_end ? start : g->recv_end);
+		g->recv_end = end;
+	}
+	g->bytes_remaining -= added;
+	return added;
+}
+
+/**
+ * homa_gaps_complete() - Has the whole message arrived?
+ * @g: the message's state.
+ *
+ * Return: nonzero if every byte has arrived, 0 otherwise.
+ */
+int homa_gaps_complete(const struct homa_msg_gaps *g)
+{
+	return g->bytes_remaining == 0;
+}
+
+/**
+ * homa_gaps_first_missing() - Choose the range a RESEND should ask for.
+ * @g: the message's state.
+ * @granted: bytes the sender may have sent so far (values beyond the
+ *           message's length count as its length).
+ * @out: filled with the range on success.
+ *
+ * The first gap is chosen if there is one: its bytes lie below the highest
+ * byte received, so the sender has sent them whatever @granted says.
+ * Otherwise the range is [recv_end, @granted).
+ *
+ * Return: 0 if @out was filled, -ENOENT if nothing is missing below
+ * @granted.
+ */
+int homa_gaps_first_missing(const struct homa_msg_gaps *g, u32 granted,
+			    struct homa_gap *out)
+{
+	if (g->num_gaps > 0) {
+		*out = g->gaps[0];
+		return 0;
+	}
+	if (granted > g->length)
+		granted = g->length;
+	if (g->recv_end >= granted)
+		return -ENOENT;
+	out->start = g->recv_end;
+	out->end = granted;
+	return 0;
+}
+
+/**
+ * homa_gaps_gap_bytes() - Count the bytes missing below the highest byte
+ * received.
+ * @g: the message's state.
+ *
+ * Return: the total length of all gaps.
+ */
+u32 homa_gaps_gap_bytes(const struct homa_msg_gaps *g)
+{
+	u32 total = 0;
+	u32 i;
+
+	for (i = 0; i < g->num_gaps; i++)
+		total += g->gaps[i].end - g->gaps[i].start;
+	return total;
+}
