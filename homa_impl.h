@@ -9,11 +9,16 @@
  *
  *   1. the socket lock, lock_sock(&hsk->inet.sk)
  *   2. homa_net.config_lock (sysctl writes; never held with the ones below)
- *   3. homa_socktab.write_lock
+ *   3. homa_sock.lock (the socket's RPCs, their messages, its pool)
+ *   4. homa_socktab.write_lock, homa_net.peer_lock, homa_peer.lock
+ *      (leaf locks: never two of them at once)
  *
- * The socket table is read under RCU (softirq lookups); only bind, socket
- * creation and close take its write_lock. No Homa lock is held across a
- * copy to or from user space.
+ * The socket and peer tables are read under RCU (softirq lookups); only
+ * bind, socket creation and close take the socktab write_lock. No Homa
+ * lock is held across a copy to or from user space: recvmsg detaches a
+ * message's packets under homa_sock.lock and copies them after dropping it.
+ * All spinlocks are taken with bottom halves disabled (_bh) outside
+ * softirq, because the receive path and the timer take them in softirq.
  */
 
 #ifndef _HOMA_IMPL_H
@@ -34,7 +39,9 @@
 #include "homa.h"
 #include "homa_compat.h"
 #include "homa_config.h"
+#include "homa_gap.h"
 #include "homa_metrics.h"
+#include "homa_pool.h"
 #include "homa_wire.h"
 
 /* log2 of the number of buckets in a namespace's socket table. */
@@ -57,6 +64,45 @@ struct homa_socktab {
 	 * starts (protected by @write_lock).
 	 */
 	u16 next_default_port;
+};
+
+/* log2 of the number of buckets in a namespace's peer table. */
+#define HOMA_PEERTAB_BITS 8
+
+/* log2 of the number of buckets in a socket's RPC tables. */
+#define HOMA_RPCTAB_BITS 8
+
+/**
+ * struct homa_peer - another host this one talks to, keyed by address.
+ * Peers live until their namespace goes away.
+ */
+struct homa_peer {
+	/** @addr: the host's address; IPv4 addresses are IPv4-mapped. */
+	struct in6_addr addr;
+
+	/** @node: link in homa_net.peers. */
+	struct hlist_node node;
+
+	/** @rcu: frees the peer after readers of the table are done. */
+	struct rcu_head rcu;
+
+	/** @lock: protects @dst, @flow and the pending acks. */
+	spinlock_t lock;
+
+	/** @dst: cached route to the peer (a reference is held). */
+	struct dst_entry *dst;
+
+	/** @flow: the flow @dst was found for (addresses for headers). */
+	struct flowi flow;
+
+	/** @num_acks: valid entries in @ack_ids and @ack_ports. */
+	int num_acks;
+
+	/** @ack_ids: client ids of responses received, not yet acked. */
+	u64 ack_ids[HOMA_MAX_ACKS_PER_PKT];
+
+	/** @ack_ports: server ports of those RPCs. */
+	u16 ack_ports[HOMA_MAX_ACKS_PER_PKT];
 };
 
 /**
@@ -87,6 +133,146 @@ struct homa_net {
 
 	/** @metrics: per-CPU counters (see homa_metrics.h). */
 	struct homa_metrics __percpu *metrics;
+
+	/** @peer_lock: serialises additions to @peers. */
+	spinlock_t peer_lock;
+
+	/** @peers: hash chains of homa_peer.node by address (RCU). */
+	DECLARE_HASHTABLE(peers, HOMA_PEERTAB_BITS);
+
+	/** @next_id: the id of the next client RPC (even; atomic). */
+	atomic64_t next_id;
+
+	/** @timer: fires every tick (1 ms) for resends and timeouts. */
+	struct timer_list timer;
+
+	/** @timer_stop: set when the namespace goes; the timer stops. */
+	bool timer_stop;
+
+	/** @timer_jiffies: when the timer last fired. */
+	unsigned long timer_jiffies;
+};
+
+/**
+ * enum homa_rpc_state - where an RPC is in its life.
+ * @RPC_OUTGOING:   sending its message (request or response).
+ * @RPC_INCOMING:   receiving (a client waits for the response; a server
+ *                  collects the request).
+ * @RPC_IN_SERVICE: server only: the request went to the application,
+ *                  the response has not been sent yet.
+ * @RPC_DEAD:       finished; to be freed.
+ */
+enum homa_rpc_state {
+	RPC_OUTGOING,
+	RPC_INCOMING,
+	RPC_IN_SERVICE,
+	RPC_DEAD,
+};
+
+/**
+ * struct homa_msgout - an outgoing message.
+ */
+struct homa_msgout {
+	/** @length: bytes in the message; -1 before sendmsg. */
+	int length;
+
+	/** @packets: the DATA packets, in offset order, never sent as is. */
+	struct sk_buff_head packets;
+
+	/** @next_xmit: the first packet not yet sent, or NULL. */
+	struct sk_buff *next_xmit;
+
+	/** @next_xmit_offset: offset of the first byte not yet sent. */
+	u32 next_xmit_offset;
+
+	/** @granted: the receiver lets us send every byte below this. */
+	u32 granted;
+
+	/** @unscheduled: bytes sent without a grant. */
+	u32 unscheduled;
+
+	/** @priority: priority for scheduled packets, from the grant. */
+	u8 priority;
+};
+
+/**
+ * struct homa_msgin - an incoming message.
+ */
+struct homa_msgin {
+	/** @length: bytes in the message; -1 until a packet arrives. */
+	int length;
+
+	/** @gaps: which bytes have arrived. */
+	struct homa_msg_gaps gaps;
+
+	/** @packets: DATA packets received, not yet copied to the user. */
+	struct sk_buff_head packets;
+
+	/** @granted: the sender may send every byte below this. */
+	u32 granted;
+
+	/** @num_bpages: entries of @bpage_offsets in use (0: none yet). */
+	u32 num_bpages;
+
+	/** @bpage_offsets: where the message goes in the pool. */
+	u32 bpage_offsets[HOMA_MAX_BPAGES];
+};
+
+/**
+ * struct homa_rpc - one RPC on one side. Protected by its socket's lock
+ * (homa_sock.lock), except where noted.
+ */
+struct homa_rpc {
+	/** @hsk: the socket the RPC belongs to. */
+	struct homa_sock *hsk;
+
+	/** @id: the RPC's id on this host (odd on servers). */
+	u64 id;
+
+	/** @peer: the other end's host. */
+	struct homa_peer *peer;
+
+	/** @dport: the other end's port. */
+	u16 dport;
+
+	/** @state: see enum homa_rpc_state. */
+	enum homa_rpc_state state;
+
+	/** @error: 0, or the negative errno the RPC failed with. */
+	int error;
+
+	/** @completion_cookie: the client's cookie from sendmsg. */
+	u64 completion_cookie;
+
+	/** @private: client only: only a recvmsg naming @id receives it. */
+	bool private;
+
+	/** @ready: on the socket's ready list. */
+	bool ready;
+
+	/** @copying: recvmsg is copying its message with the lock dropped. */
+	bool copying;
+
+	/** @silent_ticks: timer ticks since the peer was last heard from. */
+	int silent_ticks;
+
+	/** @resend_ticks: ticks since the last RESEND this side sent. */
+	int resend_ticks;
+
+	/** @hash_node: link in the socket's client or server RPC table. */
+	struct hlist_node hash_node;
+
+	/** @active_links: link in homa_sock.active_rpcs. */
+	struct list_head active_links;
+
+	/** @ready_links: link in homa_sock.ready_rpcs. */
+	struct list_head ready_links;
+
+	/** @msgout: the message this side sends. */
+	struct homa_msgout msgout;
+
+	/** @msgin: the message this side receives. */
+	struct homa_msgin msgin;
 };
 
 /**
@@ -118,6 +304,76 @@ struct homa_sock {
 
 	/** @socktab_node: link in homa_socktab.buckets. */
 	struct hlist_node socktab_node;
+
+	/** @lock: protects the RPCs below, their messages and @pool. */
+	spinlock_t lock;
+
+	/** @active_rpcs: every RPC of the socket that is not dead. */
+	struct list_head active_rpcs;
+
+	/** @ready_rpcs: RPCs whose incoming message (or error) is ready. */
+	struct list_head ready_rpcs;
+
+	/** @client_rpcs: client RPCs by id. */
+	DECLARE_HASHTABLE(client_rpcs, HOMA_RPCTAB_BITS);
+
+	/** @server_rpcs: server RPCs by id (ids are unique per client host). */
+	DECLARE_HASHTABLE(server_rpcs, HOMA_RPCTAB_BITS);
+
+	/** @pool: the receive buffer pool; NULL until SO_HOMA_RCVBUF. */
+	struct homa_pool *pool;
+
+	/** @num_rpcs: RPCs on @active_rpcs. */
+	int num_rpcs;
+
+	/**
+	 * @ready_gen: counts RPCs made ready and shutdowns, so waiters
+	 * sleep until something new happens (READ_ONCE without the lock).
+	 */
+	u32 ready_gen;
+};
+
+/**
+ * struct homa_skb_cb - what Homa keeps in skb->cb of a message packet.
+ */
+struct homa_skb_cb {
+	/** @offset: offset in the message of the packet's first byte. */
+	u32 offset;
+
+	/** @length: message bytes in the packet (received packets). */
+	u32 length;
+};
+
+/**
+ * homa_skb_cb() - Homa's control block of a packet.
+ * @skb: a DATA packet held by Homa.
+ *
+ * Return: the control block.
+ */
+static inline struct homa_skb_cb *homa_skb_cb(struct sk_buff *skb)
+{
+	return (struct homa_skb_cb *)skb->cb;
+}
+
+/**
+ * struct homa_pool - a socket's receive buffers: the user's region and the
+ * allocator state (homa_pool.c) that carves it into bpages.
+ */
+struct homa_pool {
+	/** @start: user address of the region. */
+	u64 start;
+
+	/** @length: bytes of the region in use (whole bpages). */
+	u64 length;
+
+	/** @state: the allocator. */
+	struct homa_pool_state state;
+
+	/** @bpages: per-bpage state, allocated with the pool. */
+	struct homa_bpage *bpages;
+
+	/** @free_stack: free bpage indexes, allocated with the pool. */
+	u32 *free_stack;
 };
 
 /**
@@ -191,6 +447,63 @@ int homa_softirq(struct sk_buff *skb);
 int homa_err_handler_v4(struct sk_buff *skb, u32 info);
 int homa_err_handler_v6(struct sk_buff *skb, struct inet6_skb_parm *opt,
 			u8 type, u8 code, int offset, __be32 info);
+
+/* homa_peer.c */
+void homa_peertab_init(struct homa_net *hnet);
+void homa_peertab_exit(struct homa_net *hnet);
+struct homa_peer *homa_peer_get(struct homa_net *hnet,
+				const struct in6_addr *addr);
+struct dst_entry *homa_peer_dst(struct homa_net *hnet, struct homa_peer *peer,
+				struct flowi *fl);
+bool homa_peer_add_ack(struct homa_peer *peer, u64 id, u16 port);
+int homa_peer_take_acks(struct homa_peer *peer, struct homa_pkt *pkt,
+			int max);
+
+/* homa_rpc.c */
+struct homa_rpc *homa_rpc_alloc_client(struct homa_sock *hsk,
+				       struct homa_peer *peer, u16 dport);
+struct homa_rpc *homa_rpc_alloc_server(struct homa_sock *hsk,
+				       struct homa_peer *peer, u16 sport,
+				       u64 id);
+struct homa_rpc *homa_rpc_find_client(struct homa_sock *hsk, u64 id);
+struct homa_rpc *homa_rpc_find_server(struct homa_sock *hsk,
+				      struct homa_peer *peer, u16 sport,
+				      u64 id);
+void homa_rpc_ready(struct homa_rpc *rpc);
+void homa_rpc_fail(struct homa_rpc *rpc, int err);
+void homa_rpc_end(struct homa_rpc *rpc);
+void homa_rpc_end_all(struct homa_sock *hsk);
+
+/* homa_outgoing.c */
+void homa_xmit_skb(struct homa_sock *hsk, struct homa_peer *peer,
+		   struct sk_buff *skb, int priority);
+void homa_xmit_control(struct homa_sock *hsk, struct homa_peer *peer,
+		       struct homa_pkt *pkt);
+void homa_rpc_xmit_control(struct homa_rpc *rpc, struct homa_pkt *pkt);
+u32 homa_payload_max(struct homa_net *hnet, struct homa_peer *peer);
+int homa_msgout_fill(struct sk_buff_head *out, struct iov_iter *iter,
+		     u32 length, u32 payload);
+void homa_msgout_attach(struct homa_rpc *rpc, struct sk_buff_head *packets,
+			u32 length);
+void homa_xmit_data(struct homa_rpc *rpc);
+void homa_resend_data(struct homa_rpc *rpc, u32 start, u32 end);
+void homa_msgout_restart(struct homa_rpc *rpc);
+int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t len);
+
+/* homa_incoming.c (also homa_softirq and the error handlers above) */
+void homa_msgin_check(struct homa_rpc *rpc);
+void homa_msgin_start(struct homa_rpc *rpc, const struct homa_pkt *pkt);
+bool homa_msgin_alloc(struct homa_rpc *rpc);
+
+/* homa_interest.c */
+int homa_pool_setup(struct homa_sock *hsk, const struct homa_rcvbuf_args *args);
+void homa_pool_free(struct homa_pool *pool);
+int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags,
+		 int *addr_len);
+
+/* homa_timer.c */
+void homa_timer_start(struct homa_net *hnet);
+void homa_timer_stop(struct homa_net *hnet);
 
 /* homa_sysctl.c */
 int homa_sysctl_net_init(struct homa_net *hnet);

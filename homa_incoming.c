@@ -6,6 +6,8 @@
  * used are dropped, each reason with its own counter.
  */
 
+#include <linux/ip.h>
+
 #include "homa_impl.h"
 
 /* Map a packet type to its receive counter. */
@@ -43,6 +45,327 @@ static enum homa_metric homa_parse_drop_reason(struct sk_buff *skb, int err,
 	return HOMA_M_drop_malformed;
 }
 
+/* The window a message gets: fixed, or a share of max_incoming. */
+static u32 homa_grant_window(struct homa_net *hnet)
+{
+	u32 window = READ_ONCE(hnet->config.window);
+
+	return window ? window : READ_ONCE(hnet->config.max_incoming) / 2;
+}
+
+/* Grant more of an incoming message if its window has room. */
+static void homa_grant_check(struct homa_rpc *rpc)
+{
+	struct homa_msgin *in = &rpc->msgin;
+	struct homa_pkt pkt = { .type = GRANT };
+	u32 received, want;
+
+	if (in->length < 0 || in->num_bpages == 0 || in->granted >= in->length)
+		return;
+	received = in->length - in->gaps.bytes_remaining;
+	want = min_t(u32, in->length,
+		     received + homa_grant_window(rpc->hsk->hnet));
+	if (want <= in->granted)
+		return;
+	in->granted = want;
+	pkt.grant.offset = want;
+	pkt.grant.priority = 0;
+	homa_rpc_xmit_control(rpc, &pkt);
+}
+
+/**
+ * homa_msgin_check() - Grant more of an incoming message, or hand it to
+ * recvmsg if it is complete and has its buffers.
+ * @rpc: the RPC; the caller holds its socket's lock.
+ */
+void homa_msgin_check(struct homa_rpc *rpc)
+{
+	homa_grant_check(rpc);
+	if (homa_gaps_complete(&rpc->msgin.gaps) && rpc->msgin.num_bpages)
+		homa_rpc_ready(rpc);
+}
+
+/**
+ * homa_msgin_start() - Set up an RPC's incoming message from its first
+ * DATA packet and find room for it in the pool.
+ * @rpc: the RPC; the caller holds its socket's lock.
+ * @pkt: the parsed packet.
+ */
+void homa_msgin_start(struct homa_rpc *rpc, const struct homa_pkt *pkt)
+{
+	struct homa_msgin *in = &rpc->msgin;
+
+	in->length = pkt->data.message_length;
+	homa_gaps_init(&in->gaps, in->length);
+	in->granted = min_t(u32, pkt->data.incoming, in->length);
+	in->num_bpages = 0;
+	homa_msgin_alloc(rpc);
+}
+
+/**
+ * homa_msgin_alloc() - Try to give an incoming message its buffers.
+ * @rpc: the RPC; the caller holds its socket's lock.
+ *
+ * Return: true if the message has its buffers now.
+ */
+bool homa_msgin_alloc(struct homa_rpc *rpc)
+{
+	struct homa_msgin *in = &rpc->msgin;
+	struct homa_pool *pool = rpc->hsk->pool;
+
+	if (in->num_bpages)
+		return true;
+	if (!pool || homa_pool_alloc_msg(&pool->state, in->length,
+					 in->bpage_offsets, &in->num_bpages)) {
+		in->num_bpages = 0;
+		homa_metric_inc(rpc->hsk->hnet, HOMA_M_pool_stalls);
+		return false;
+	}
+	return true;
+}
+
+/* A DATA packet for @rpc: keep its bytes if new, grant, deliver. */
+static void homa_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
+			  const struct homa_pkt *pkt)
+{
+	struct homa_net *hnet = rpc->hsk->hnet;
+	struct homa_msgin *in = &rpc->msgin;
+	int added;
+
+	if (rpc->state == RPC_OUTGOING && !(rpc->id & 1))
+		rpc->state = RPC_INCOMING;
+	if (rpc->state != RPC_INCOMING) {
+		homa_metric_inc(hnet, HOMA_M_drop_stale_data);
+		kfree_skb(skb);
+		return;
+	}
+	if (in->length < 0)
+		homa_msgin_start(rpc, pkt);
+	else if (pkt->data.message_length != in->length)
+		goto malformed;
+	added = homa_gaps_add(&in->gaps, pkt->data.offset,
+			      pkt->data.offset + pkt->data.length);
+	if (added < 0)
+		goto malformed;
+	if (added == 0) {
+		homa_metric_inc(hnet, HOMA_M_drop_duplicate);
+		kfree_skb(skb);
+	} else {
+		homa_skb_cb(skb)->offset = pkt->data.offset;
+		homa_skb_cb(skb)->length = pkt->data.length;
+		__skb_queue_tail(&in->packets, skb);
+	}
+	homa_msgin_check(rpc);
+	return;
+
+malformed:
+	homa_metric_inc(hnet, HOMA_M_drop_malformed);
+	kfree_skb(skb);
+}
+
+/* Find the RPC a DATA packet is for, creating a server RPC if needed. */
+static struct homa_rpc *homa_data_rpc(struct homa_sock *hsk,
+				      struct homa_peer *peer,
+				      const struct homa_pkt *pkt)
+{
+	u64 id = pkt->sender_id ^ 1;
+	struct homa_rpc *rpc;
+
+	if (!(id & 1))
+		return homa_rpc_find_client(hsk, id);
+	rpc = homa_rpc_find_server(hsk, peer, pkt->sport, id);
+	if (rpc || !hsk->is_server)
+		return rpc;
+	return homa_rpc_alloc_server(hsk, peer, pkt->sport, id);
+}
+
+/*
+ * A RESEND: send the range again. It also grants the range: a GRANT may
+ * have been lost. A sender with nothing to send yet says BUSY.
+ */
+static void homa_resend_pkt(struct homa_rpc *rpc, const struct homa_pkt *pkt)
+{
+	struct homa_msgout *out = &rpc->msgout;
+	struct homa_pkt busy = { .type = BUSY };
+	u32 end;
+
+	if (out->length < 0 || rpc->state == RPC_IN_SERVICE) {
+		homa_rpc_xmit_control(rpc, &busy);
+		return;
+	}
+	if (pkt->resend.length == HOMA_RESEND_ALL)
+		end = out->next_xmit_offset;
+	else
+		end = pkt->resend.offset + min_t(u32, pkt->resend.length,
+						 out->length);
+	end = min_t(u32, end, out->length);
+	out->priority = pkt->resend.priority;
+	homa_resend_data(rpc, pkt->resend.offset, end);
+	if (end > out->granted) {
+		out->granted = end;
+		homa_xmit_data(rpc);
+	} else if (pkt->resend.offset >= out->next_xmit_offset) {
+		homa_rpc_xmit_control(rpc, &busy);
+	}
+}
+
+/* Handle a packet for an RPC that exists; @skb is consumed. */
+static void homa_rpc_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
+			 const struct homa_pkt *pkt)
+{
+	rpc->silent_ticks = 0;
+	/* After silence, the first RESEND goes out without waiting. */
+	rpc->resend_ticks = INT_MAX / 2;
+	switch (pkt->type) {
+	case DATA:
+		homa_data_pkt(rpc, skb, pkt);
+		return;
+	case GRANT:
+		if (pkt->grant.offset > rpc->msgout.granted) {
+			rpc->msgout.granted = min_t(u32, pkt->grant.offset,
+						    rpc->msgout.length);
+			rpc->msgout.priority = pkt->grant.priority;
+			homa_xmit_data(rpc);
+		}
+		break;
+	case RESEND:
+		homa_resend_pkt(rpc, pkt);
+		break;
+	case RPC_UNKNOWN:
+		if (rpc->id & 1) {
+			homa_rpc_end(rpc);
+		} else {
+			homa_metric_inc(rpc->hsk->hnet, HOMA_M_rpc_restarts);
+			rpc->state = RPC_OUTGOING;
+			skb_queue_purge(&rpc->msgin.packets);
+			homa_msgout_restart(rpc);
+		}
+		break;
+	default:
+		/* BUSY only proves the peer is alive; NEED_ACK for a live RPC
+		 * and CUTOFFS need nothing yet.
+		 */
+		break;
+	}
+	consume_skb(skb);
+}
+
+/* A packet for no RPC we know: answer as the protocol requires. */
+static void homa_no_rpc_pkt(struct homa_sock *hsk, struct homa_peer *peer,
+			    const struct homa_pkt *pkt)
+{
+	struct homa_pkt reply = { .dport = pkt->sport,
+				  .sender_id = pkt->sender_id ^ 1 };
+
+	if (pkt->type == RESEND) {
+		reply.type = RPC_UNKNOWN;
+		homa_xmit_control(hsk, peer, &reply);
+	} else if (pkt->type == NEED_ACK) {
+		/* The response arrived and its RPC is gone: ack it. */
+		reply.type = ACK;
+		homa_peer_take_acks(peer, &reply, HOMA_MAX_ACKS_PER_PKT - 1);
+		reply.ack.client_ids[reply.ack.num_acks] = pkt->sender_id ^ 1;
+		reply.ack.server_ports[reply.ack.num_acks] = pkt->sport;
+		reply.ack.num_acks++;
+		homa_xmit_control(hsk, peer, &reply);
+	} else {
+		homa_metric_inc(hsk->hnet, HOMA_M_drop_no_rpc);
+	}
+}
+
+/* Free a server RPC whose client has its response. */
+static void homa_ack_one(struct homa_sock *hsk, struct homa_peer *peer,
+			 u16 client_port, u64 client_id)
+{
+	struct homa_rpc *rpc;
+
+	rpc = homa_rpc_find_server(hsk, peer, client_port, client_id | 1);
+	if (rpc && rpc->state == RPC_OUTGOING &&
+	    rpc->msgout.next_xmit_offset >= rpc->msgout.length) {
+		homa_metric_inc(hsk->hnet, HOMA_M_rpcs_acked);
+		homa_rpc_end(rpc);
+	}
+}
+
+/* Acks in @pkt addressed to @hsk's port; the caller holds hsk->lock. */
+static void homa_acks_pkt(struct homa_sock *hsk, struct homa_peer *peer,
+			  const struct homa_pkt *pkt)
+{
+	int i;
+
+	if (pkt->type == DATA) {
+		if (pkt->data.ack_id && pkt->data.ack_port == hsk->port)
+			homa_ack_one(hsk, peer, pkt->sport, pkt->data.ack_id);
+		return;
+	}
+	for (i = 0; i < pkt->ack.num_acks; i++)
+		if (pkt->ack.server_ports[i] == hsk->port)
+			homa_ack_one(hsk, peer, pkt->sport,
+				     pkt->ack.client_ids[i]);
+}
+
+static struct homa_rpc *homa_find_rpc(struct homa_sock *hsk,
+				      struct homa_peer *peer,
+				      const struct homa_pkt *pkt)
+{
+	u64 id = pkt->sender_id ^ 1;
+
+	if (pkt->type == DATA)
+		return homa_data_rpc(hsk, peer, pkt);
+	if (id & 1)
+		return homa_rpc_find_server(hsk, peer, pkt->sport, id);
+	return homa_rpc_find_client(hsk, id);
+}
+
+/* Deliver a valid packet to its socket; @skb is consumed. */
+static void homa_sock_pkt(struct homa_sock *hsk, struct sk_buff *skb,
+			  const struct in6_addr *saddr,
+			  const struct homa_pkt *pkt)
+{
+	struct homa_net *hnet = hsk->hnet;
+	struct homa_peer *peer;
+	struct homa_rpc *rpc;
+
+	if (hsk->inet.sk.sk_family == AF_INET && !ipv6_addr_v4mapped(saddr)) {
+		homa_metric_inc(hnet, HOMA_M_drop_wrong_family);
+		kfree_skb(skb);
+		return;
+	}
+	peer = homa_peer_get(hnet, saddr);
+	if (IS_ERR(peer)) {
+		homa_metric_inc(hnet, HOMA_M_drop_no_peer);
+		kfree_skb(skb);
+		return;
+	}
+	spin_lock(&hsk->lock);
+	if (hsk->shutdown) {
+		spin_unlock(&hsk->lock);
+		homa_metric_inc(hnet, HOMA_M_drop_no_socket);
+		kfree_skb(skb);
+		return;
+	}
+	if (pkt->type == DATA || pkt->type == ACK)
+		homa_acks_pkt(hsk, peer, pkt);
+	rpc = pkt->type == ACK ? NULL : homa_find_rpc(hsk, peer, pkt);
+	if (rpc) {
+		homa_rpc_pkt(rpc, skb, pkt);
+	} else {
+		if (pkt->type != ACK)
+			homa_no_rpc_pkt(hsk, peer, pkt);
+		kfree_skb(skb);
+	}
+	spin_unlock(&hsk->lock);
+}
+
+/* The sender's address of a received packet, IPv4 mapped into IPv6. */
+static void homa_skb_saddr(struct sk_buff *skb, struct in6_addr *addr)
+{
+	if (ip_hdr(skb)->version == 4)
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr, addr);
+	else
+		*addr = ipv6_hdr(skb)->saddr;
+}
+
 /**
  * homa_softirq() - Receive one Homa packet (IPv4 and IPv6).
  * @skb: the packet; skb->data is at the Homa header. Always consumed.
@@ -52,31 +375,34 @@ static enum homa_metric homa_parse_drop_reason(struct sk_buff *skb, int err,
 int homa_softirq(struct sk_buff *skb)
 {
 	struct homa_net *hnet = homa_net(dev_net(skb->dev));
-	enum homa_metric drop;
+	struct homa_sock *hsk;
+	struct in6_addr saddr;
 	struct homa_pkt pkt;
 	int err;
 
 	/* The parser reads at most HOMA_MAX_HEADER bytes: make them linear. */
 	if (!pskb_may_pull(skb, min_t(u32, skb->len, HOMA_MAX_HEADER))) {
-		drop = HOMA_M_drop_short;
+		homa_metric_inc(hnet, HOMA_M_drop_short);
 		goto drop;
 	}
 	err = homa_wire_parse(skb->data, skb->len, &pkt);
 	if (err) {
-		drop = homa_parse_drop_reason(skb, err, pkt.type);
+		homa_metric_inc(hnet, homa_parse_drop_reason(skb, err,
+							     pkt.type));
 		goto drop;
 	}
 	homa_metric_inc(hnet, homa_rx_metric(pkt.type));
+	homa_skb_saddr(skb, &saddr);
 
 	rcu_read_lock();
-	if (!homa_sock_find(hnet, pkt.dport))
-		drop = HOMA_M_drop_no_socket;
-	else
-		drop = HOMA_M_drop_unimplemented;
+	hsk = homa_sock_find(hnet, pkt.dport);
+	if (hsk)
+		homa_sock_pkt(hsk, skb, &saddr, &pkt);
 	rcu_read_unlock();
-
+	if (hsk)
+		return 0;
+	homa_metric_inc(hnet, HOMA_M_drop_no_socket);
 drop:
-	homa_metric_inc(hnet, drop);
 	kfree_skb(skb);
 	return 0;
 }

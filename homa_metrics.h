@@ -26,12 +26,32 @@
  * @HOMA_M_drop_malformed: packets dropped: a header field is invalid.
  * @HOMA_M_drop_unknown_type: packets dropped: unknown packet type.
  * @HOMA_M_drop_no_socket: packets dropped: no socket on the port.
- * @HOMA_M_drop_unimplemented: packets dropped: type not handled yet.
  * @HOMA_M_icmp_errors: ICMP errors received for Homa packets.
  * @HOMA_M_sockets_opened: sockets created.
  * @HOMA_M_sockets_live: sockets open now (gauge).
  * @HOMA_M_bind_errors: bind calls that failed.
  * @HOMA_M_sysctl_rejects: sysctl writes rejected as invalid.
+ * @HOMA_M_pkts_tx_data: DATA packets sent.
+ * @HOMA_M_pkts_tx_grant: GRANT packets sent.
+ * @HOMA_M_pkts_tx_resend: RESEND packets sent.
+ * @HOMA_M_pkts_tx_rpc_unknown: RPC_UNKNOWN packets sent.
+ * @HOMA_M_pkts_tx_busy: BUSY packets sent.
+ * @HOMA_M_pkts_tx_need_ack: NEED_ACK packets sent.
+ * @HOMA_M_pkts_tx_ack: ACK packets sent.
+ * @HOMA_M_drop_no_rpc: packets dropped: no RPC they could belong to.
+ * @HOMA_M_drop_stale_data: DATA dropped: the RPC is past receiving.
+ * @HOMA_M_drop_duplicate: DATA dropped: every byte already received.
+ * @HOMA_M_drop_wrong_family: packets dropped: IPv6 sender, IPv4 socket.
+ * @HOMA_M_drop_no_peer: packets dropped: no memory or route for the sender.
+ * @HOMA_M_tx_no_route: packets not sent: no route to the peer.
+ * @HOMA_M_tx_no_memory: packets not sent: out of memory.
+ * @HOMA_M_data_resent: DATA packets sent again after a RESEND.
+ * @HOMA_M_resends_sent: RESEND requests sent for missing data.
+ * @HOMA_M_rpc_restarts: client RPCs restarted after RPC_UNKNOWN.
+ * @HOMA_M_rpc_timeouts: RPCs that failed or ended after timeout_ticks.
+ * @HOMA_M_rpcs_acked: server RPCs freed by a client ack.
+ * @HOMA_M_pool_stalls: messages that waited for receive buffer space.
+ * @HOMA_M_rpcs_live: RPCs alive now (gauge).
  * @HOMA_NUM_METRICS: the number of metrics.
  */
 enum homa_metric {
@@ -47,12 +67,32 @@ enum homa_metric {
 	HOMA_M_drop_malformed,
 	HOMA_M_drop_unknown_type,
 	HOMA_M_drop_no_socket,
-	HOMA_M_drop_unimplemented,
 	HOMA_M_icmp_errors,
 	HOMA_M_sockets_opened,
 	HOMA_M_sockets_live,
 	HOMA_M_bind_errors,
 	HOMA_M_sysctl_rejects,
+	HOMA_M_pkts_tx_data,
+	HOMA_M_pkts_tx_grant,
+	HOMA_M_pkts_tx_resend,
+	HOMA_M_pkts_tx_rpc_unknown,
+	HOMA_M_pkts_tx_busy,
+	HOMA_M_pkts_tx_need_ack,
+	HOMA_M_pkts_tx_ack,
+	HOMA_M_drop_no_rpc,
+	HOMA_M_drop_stale_data,
+	HOMA_M_drop_duplicate,
+	HOMA_M_drop_wrong_family,
+	HOMA_M_drop_no_peer,
+	HOMA_M_tx_no_route,
+	HOMA_M_tx_no_memory,
+	HOMA_M_data_resent,
+	HOMA_M_resends_sent,
+	HOMA_M_rpc_restarts,
+	HOMA_M_rpc_timeouts,
+	HOMA_M_rpcs_acked,
+	HOMA_M_pool_stalls,
+	HOMA_M_rpcs_live,
 	HOMA_NUM_METRICS
 };
 

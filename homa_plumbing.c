@@ -24,12 +24,30 @@ static int homa_sk_init(struct sock *sk)
 
 	/* Softirq lookups find sockets under RCU: free them after a grace. */
 	sock_set_flag(sk, SOCK_RCU_FREE);
+	spin_lock_init(&hsk->lock);
+	INIT_LIST_HEAD(&hsk->active_rpcs);
+	INIT_LIST_HEAD(&hsk->ready_rpcs);
+	hash_init(hsk->client_rpcs);
+	hash_init(hsk->server_rpcs);
 	err = homa_sock_init(hsk, hnet);
 	if (err)
 		return err;
 	homa_metric_inc(hnet, HOMA_M_sockets_opened);
 	homa_metric_inc(hnet, HOMA_M_sockets_live);
 	return 0;
+}
+
+/* Refuse new work, end every RPC and wake every waiting thread. */
+static void homa_sock_stop(struct homa_sock *hsk)
+{
+	struct sock *sk = &hsk->inet.sk;
+
+	spin_lock_bh(&hsk->lock);
+	WRITE_ONCE(hsk->shutdown, true);
+	homa_rpc_end_all(hsk);
+	WRITE_ONCE(hsk->ready_gen, hsk->ready_gen + 1);
+	spin_unlock_bh(&hsk->lock);
+	sk->sk_state_change(sk);
 }
 
 static void homa_sk_destroy(struct sock *sk)
@@ -39,6 +57,9 @@ static void homa_sk_destroy(struct sock *sk)
 	if (!hsk->hnet)
 		return;
 	homa_sock_unlink(hsk);
+	homa_sock_stop(hsk);
+	homa_pool_free(hsk->pool);
+	hsk->pool = NULL;
 	/* A socket whose init failed never got a port nor was counted. */
 	if (hsk->port)
 		homa_metric_add(hsk->hnet, HOMA_M_sockets_live, -1);
@@ -63,11 +84,7 @@ static int homa_sk_get_port(struct sock *sk, unsigned short snum)
 
 static void homa_sk_close(struct sock *sk, long timeout)
 {
-	struct homa_sock *hsk = homa_sk(sk);
-
-	lock_sock(sk);
-	hsk->shutdown = true;
-	release_sock(sk);
+	homa_sock_stop(homa_sk(sk));
 	sk_common_release(sk);
 }
 
@@ -106,9 +123,8 @@ static int homa_shutdown(struct socket *sock, int how)
 	struct sock *sk = sock->sk;
 
 	lock_sock(sk);
-	homa_sk(sk)->shutdown = true;
 	sk->sk_shutdown = SHUTDOWN_MASK;
-	sk->sk_state_change(sk);
+	homa_sock_stop(homa_sk(sk));
 	release_sock(sk);
 	return 0;
 }
@@ -120,7 +136,8 @@ static __poll_t homa_poll(struct file *file, struct socket *sock,
 	__poll_t mask = EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND;
 
 	sock_poll_wait(file, sock, wait);
-	if (READ_ONCE(homa_sk(sk)->shutdown))
+	if (READ_ONCE(homa_sk(sk)->shutdown) ||
+	    !list_empty(&homa_sk(sk)->ready_rpcs))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	return mask;
 }
@@ -128,6 +145,7 @@ static __poll_t homa_poll(struct file *file, struct socket *sock,
 static int homa_setsockopt(struct sock *sk, int level, int optname,
 			   sockptr_t optval, unsigned int optlen)
 {
+	struct homa_rcvbuf_args args;
 	int val;
 
 	if (level != IPPROTO_HOMA)
@@ -143,8 +161,11 @@ static int homa_setsockopt(struct sock *sk, int level, int optname,
 		release_sock(sk);
 		return 0;
 	case SO_HOMA_RCVBUF:
-		/* The buffer pool arrives with the data path. */
-		return -EOPNOTSUPP;
+		if (optlen != sizeof(args))
+			return -EINVAL;
+		if (copy_from_sockptr(&args, optval, sizeof(args)))
+			return -EFAULT;
+		return homa_pool_setup(homa_sk(sk), &args);
 	default:
 		return -ENOPROTOOPT;
 	}
@@ -168,6 +189,12 @@ static int homa_getsockopt(struct sock *sk, int level, int optname,
 		size = sizeof(val);
 		break;
 	case SO_HOMA_RCVBUF:
+		spin_lock_bh(&homa_sk(sk)->lock);
+		if (homa_sk(sk)->pool) {
+			rcvbuf.start = homa_sk(sk)->pool->start;
+			rcvbuf.length = homa_sk(sk)->pool->length;
+		}
+		spin_unlock_bh(&homa_sk(sk)->lock);
 		size = sizeof(rcvbuf);
 		break;
 	default:
@@ -182,15 +209,17 @@ static int homa_getsockopt(struct sock *sk, int level, int optname,
 
 static int homa_ioc_info(struct sock *sk, void __user *arg)
 {
+	struct homa_sock *hsk = homa_sk(sk);
 	struct homa_info info;
 
 	if (copy_from_user(&info, arg, sizeof(info)))
 		return -EFAULT;
-	lock_sock(sk);
-	info.port = homa_sk(sk)->port;
-	release_sock(sk);
-	info.num_rpcs = 0;
-	info.bpool_avail_bytes = 0;
+	spin_lock_bh(&hsk->lock);
+	info.port = hsk->port;
+	info.num_rpcs = hsk->num_rpcs;
+	info.bpool_avail_bytes = hsk->pool ?
+		homa_pool_avail_bytes(&hsk->pool->state) : 0;
+	spin_unlock_bh(&hsk->lock);
 	memset(info.error_msg, 0, sizeof(info.error_msg));
 	info._pad = 0;
 	if (copy_to_user(arg, &info, sizeof(info)))
@@ -198,16 +227,42 @@ static int homa_ioc_info(struct sock *sk, void __user *arg)
 	return 0;
 }
 
+/* Abort one client RPC: discard it, or fail it with @error. */
+static void homa_abort_rpc(struct homa_rpc *rpc, u32 error)
+{
+	if (error)
+		homa_rpc_fail(rpc, -(int)error);
+	else
+		homa_rpc_end(rpc);
+}
+
 static int homa_ioc_abort(struct sock *sk, void __user *arg)
 {
+	struct homa_sock *hsk = homa_sk(sk);
 	struct homa_abort_args args;
+	struct homa_rpc *rpc, *tmp;
+	int err = 0;
 
 	if (copy_from_user(&args, arg, sizeof(args)))
 		return -EFAULT;
-	if (args._pad1 || args._pad2[0] || args._pad2[1])
+	if (args._pad1 || args._pad2[0] || args._pad2[1] ||
+	    args.error > MAX_ERRNO || (args.id & 1))
 		return -EINVAL;
-	/* No RPCs exist yet: aborting all is a no-op, one is unknown. */
-	return args.id ? -EINVAL : 0;
+	spin_lock_bh(&hsk->lock);
+	if (args.id) {
+		rpc = homa_rpc_find_client(hsk, args.id);
+		if (rpc)
+			homa_abort_rpc(rpc, args.error);
+		else
+			err = -EINVAL;
+	} else {
+		list_for_each_entry_safe(rpc, tmp, &hsk->active_rpcs,
+					 active_links)
+			if (!(rpc->id & 1))
+				homa_abort_rpc(rpc, args.error);
+	}
+	spin_unlock_bh(&hsk->lock);
+	return err;
 }
 
 static int homa_socket_ioctl(struct socket *sock, unsigned int cmd,
@@ -221,17 +276,6 @@ static int homa_socket_ioctl(struct socket *sock, unsigned int cmd,
 	default:
 		return -ENOIOCTLCMD;
 	}
-}
-
-static int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
-{
-	return -EOPNOTSUPP;
-}
-
-static int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
-			int flags, int *addr_len)
-{
-	return -EOPNOTSUPP;
 }
 
 static struct proto homa_prot = {
@@ -363,19 +407,26 @@ static int __net_init homa_net_init(struct net *net)
 	hnet->net = net;
 	homa_config_init(&hnet->config);
 	homa_socktab_init(&hnet->socktab);
+	homa_peertab_init(hnet);
+	atomic64_set(&hnet->next_id, 0);
 	err = homa_metrics_net_init(hnet);
 	if (err)
 		return err;
 	err = homa_sysctl_net_init(hnet);
-	if (err)
+	if (err) {
 		homa_metrics_net_exit(hnet);
-	return err;
+		return err;
+	}
+	homa_timer_start(hnet);
+	return 0;
 }
 
 static void __net_exit homa_net_exit(struct net *net)
 {
 	struct homa_net *hnet = homa_net(net);
 
+	homa_timer_stop(hnet);
+	homa_peertab_exit(hnet);
 	homa_sysctl_net_exit(hnet);
 	homa_metrics_net_exit(hnet);
 	homa_socktab_exit(&hnet->socktab);

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,8 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
 #include <sys/socket.h>
 
 #include "homa.h"
@@ -336,10 +339,208 @@ static void cmd_inject(int family)
 	}
 }
 
+#define REGION_SIZE (64 << 20)
+
+union sockaddr_homa {
+	struct sockaddr sa;
+	struct sockaddr_in in4;
+	struct sockaddr_in6 in6;
+};
+
+/* Give a socket a receive region. */
+static char *setup_pool(int fd)
+{
+	struct homa_rcvbuf_args args;
+	char *region = mmap(NULL, REGION_SIZE, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (region == MAP_FAILED) {
+		printf("# mmap: %s\n", strerror(errno));
+		exit(1);
+	}
+	args.start = (uintptr_t)region;
+	args.length = REGION_SIZE;
+	if (setsockopt(fd, IPPROTO_HOMA, SO_HOMA_RCVBUF, &args,
+		       sizeof(args)) < 0) {
+		printf("# SO_HOMA_RCVBUF: %s\n", strerror(errno));
+		exit(1);
+	}
+	return region;
+}
+
+/* Gather a received message out of the pool into @buf. */
+static void gather(const char *region, const struct homa_recvmsg_args *a,
+		   int len, char *buf)
+{
+	int i, n, done = 0;
+
+	for (i = 0; i < (int)a->num_bpages && done < len; i++) {
+		n = len - done < HOMA_BPAGE_SIZE ? len - done : HOMA_BPAGE_SIZE;
+		memcpy(buf + done, region + a->bpage_offsets[i], n);
+		done += n;
+	}
+}
+
+static int do_recv(int fd, struct homa_recvmsg_args *a,
+		   union sockaddr_homa *from, int flags)
+{
+	struct msghdr h = { 0 };
+
+	h.msg_name = from;
+	h.msg_namelen = sizeof(*from);
+	h.msg_control = a;
+	h.msg_controllen = sizeof(*a);
+	return recvmsg(fd, &h, flags);
+}
+
+static int do_send(int fd, union sockaddr_homa *to, const char *buf, int len,
+		   struct homa_sendmsg_args *a)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr h = { 0 };
+
+	h.msg_name = to;
+	h.msg_namelen = to->sa.sa_family == AF_INET6 ? sizeof(to->in6)
+						      : sizeof(to->in4);
+	h.msg_iov = &iov;
+	h.msg_iovlen = 1;
+	h.msg_control = a;
+	h.msg_controllen = 0;
+	return sendmsg(fd, &h, 0);
+}
+
+/* Echo every request back as its response, until killed. */
+static void cmd_server(int family, int port)
+{
+	int fd = homa_socket(family);
+	struct homa_recvmsg_args ra;
+	struct homa_sendmsg_args sa;
+	union sockaddr_homa from;
+	char *region, *buf;
+	int len;
+
+	expect_errno("bind", bind_port(fd, family, port), 0);
+	region = setup_pool(fd);
+	buf = malloc(HOMA_MAX_MESSAGE_LENGTH);
+	printf("serving %d\n", port);
+	fflush(stdout);
+	memset(&ra, 0, sizeof(ra));
+	for (;;) {
+		ra.id = 0;
+		len = do_recv(fd, &ra, &from, 0);
+		if (len < 0) {
+			if (errno == EINTR)
+				continue;
+			printf("# server recvmsg: %s\n", strerror(errno));
+			exit(1);
+		}
+		gather(region, &ra, len, buf);
+		memset(&sa, 0, sizeof(sa));
+		sa.id = ra.id;
+		if (do_send(fd, &from, buf, len, &sa) < 0)
+			printf("# server sendmsg: %s\n", strerror(errno));
+	}
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int parse_addr(const char *host, int port, union sockaddr_homa *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET, host, &a->in4.sin_addr) == 1) {
+		a->in4.sin_family = AF_INET;
+		a->in4.sin_port = htons(port);
+		return AF_INET;
+	}
+	if (inet_pton(AF_INET6, host, &a->in6.sin6_addr) == 1) {
+		a->in6.sin6_family = AF_INET6;
+		a->in6.sin6_port = htons(port);
+		return AF_INET6;
+	}
+	printf("# bad address %s\n", host);
+	exit(2);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Send @count echo RPCs of @size bytes (0: random sizes) with @window of
+ * them outstanding; check every response byte for byte; print RTTs.
+ */
+static void cmd_client(const char *host, int port, int count, int size,
+		       int window)
+{
+	union sockaddr_homa to, from;
+	int family = parse_addr(host, port, &to);
+	int fd = homa_socket(family), sent = 0, done = 0, i, len, max;
+	char *region = setup_pool(fd), *buf, *got;
+	struct homa_recvmsg_args ra;
+	struct homa_sendmsg_args sa;
+	double *rtt = calloc(count, sizeof(double));
+	double *start = calloc(count, sizeof(double));
+	int *lens = calloc(count, sizeof(int));
+
+	max = size ? size : HOMA_MAX_MESSAGE_LENGTH;
+	buf = malloc(max + 256);
+	got = malloc(max + 256);
+	for (i = 0; i < max + 256; i++)
+		buf[i] = (char)(i * 7 + i / 251);
+	srand(12345);
+	memset(&ra, 0, sizeof(ra));
+	while (done < count) {
+		while (sent < count && sent - done < window) {
+			lens[sent] = size ? size : 1 + rand() % max;
+			memset(&sa, 0, sizeof(sa));
+			sa.completion_cookie = sent;
+			start[sent] = now_us();
+			/* Shift the pattern per RPC so responses can't mix. */
+			if (do_send(fd, &to, buf + sent % 256, lens[sent],
+				    &sa) < 0) {
+				fail("sendmsg %d: %s", sent, strerror(errno));
+				exit(1);
+			}
+			sent++;
+		}
+		ra.id = 0;
+		len = do_recv(fd, &ra, &from, 0);
+		if (len < 0) {
+			fail("recvmsg: %s (id %llu)", strerror(errno),
+			     (unsigned long long)ra.id);
+			exit(1);
+		}
+		i = (int)ra.completion_cookie;
+		if (i < 0 || i >= sent || len != lens[i]) {
+			fail("response cookie %d length %d", i, len);
+			exit(1);
+		}
+		rtt[i] = now_us() - start[i];
+		gather(region, &ra, len, got);
+		if (memcmp(got, buf + i % 256, len) != 0)
+			fail("RPC %d: response differs from request", i);
+		done++;
+	}
+	qsort(rtt, count, sizeof(double), cmp_double);
+	printf("rpcs %d size %d p50_us %.0f p99_us %.0f\n", count, size,
+	       rtt[count / 2], rtt[count * 99 / 100]);
+}
+
 static void print_usage(void)
 {
 	printf("Usage: %s sockets | bind | hold PORT | try_bind PORT |\n"
-	       "       sockopt | ioctl | inject4 | inject6\n", "homa_test");
+	       "       sockopt | ioctl | inject4 | inject6 |\n"
+	       "       server 4|6 PORT | client ADDR PORT COUNT SIZE WINDOW\n",
+	       "homa_test");
 	exit(2);
 }
 
@@ -364,6 +565,12 @@ int main(int argc, char **argv)
 		cmd_inject(AF_INET);
 	else if (!strcmp(argv[1], "inject6"))
 		cmd_inject(AF_INET6);
+	else if (!strcmp(argv[1], "server") && argc == 4)
+		cmd_server(atoi(argv[2]) == 6 ? AF_INET6 : AF_INET,
+			   atoi(argv[3]));
+	else if (!strcmp(argv[1], "client") && argc == 7)
+		cmd_client(argv[2], atoi(argv[3]), atoi(argv[4]),
+			   atoi(argv[5]), atoi(argv[6]));
 	else
 		print_usage();
 	return failures ? 1 : 0;

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * The receive side's user half: recvmsg waits for a ready RPC (any shared
+ * one, or one private RPC), returns buffers the application is done with,
+ * copies the message's packets into the application's buffer pool and
+ * says where they are. Also the pool's set-up (SO_HOMA_RCVBUF) and the
+ * retry of messages that waited for pool space.
+ */
+
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+
+#include "homa_impl.h"
+
+/**
+ * homa_pool_setup() - Give a socket its receive region (SO_HOMA_RCVBUF).
+ * @hsk: the socket.
+ * @args: the region, from the user (untrusted).
+ *
+ * Return: 0; -EINVAL for a bad region or if the socket has one already;
+ * -ENOMEM.
+ */
+int homa_pool_setup(struct homa_sock *hsk, const struct homa_rcvbuf_args *args)
+{
+	struct homa_pool *pool;
+	u32 n;
+	int err;
+
+	err = homa_pool_check_region(args->start, args->length, PAGE_SIZE, &n);
+	if (err)
+		return err;
+	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
+	if (!pool)
+		return -ENOMEM;
+	pool->bpages = kvcalloc(n, sizeof(*pool->bpages), GFP_KERNEL);
+	pool->free_stack = kvcalloc(n, sizeof(*pool->free_stack), GFP_KERNEL);
+	if (!pool->bpages || !pool->free_stack) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	pool->start = args->start;
+	pool->length = (u64)n * HOMA_BPAGE_SIZE;
+	homa_pool_state_init(&pool->state, n, pool->bpages, pool->free_stack);
+	spin_lock_bh(&hsk->lock);
+	if (!hsk->pool) {
+		hsk->pool = pool;
+		pool = NULL;
+	}
+	spin_unlock_bh(&hsk->lock);
+	if (!pool)
+		return 0;
+	err = -EINVAL;
+fail:
+	homa_pool_free(pool);
+	return err;
+}
+
+/**
+ * homa_pool_free() - Free a pool's kernel state (not the user's region).
+ * @pool: the pool, or NULL.
+ */
+void homa_pool_free(struct homa_pool *pool)
+{
+	if (!pool)
+		return;
+	kvfree(pool->bpages);
+	kvfree(pool->free_stack);
+	kfree(pool);
+}
+
+/* Messages that waited for buffers get them, shortest first. */
+static void homa_pool_retry(struct homa_sock *hsk)
+{
+	struct homa_rpc *rpc, *best;
+
+	lockdep_assert_held(&hsk->lock);
+	for (;;) {
+		best = NULL;
+		list_for_each_entry(rpc, &hsk->active_rpcs, active_links) {
+			/* Delivered messages also have no bpages: skip them. */
+			if (rpc->state != RPC_INCOMING || rpc->ready ||
+			    rpc->copying || rpc->msgin.length < 0 ||
+			    rpc->msgin.num_bpages)
+				continue;
+			if (!best || rpc->msgin.length < best->msgin.length)
+				best = rpc;
+		}
+		if (!best || !homa_msgin_alloc(best))
+			return;
+		homa_msgin_check(best);
+	}
+}
+
+/* Give back buffers the application is done with. */
+static int homa_return_bpages(struct homa_sock *hsk,
+			      const struct homa_recvmsg_args *args)
+{
+	int err = 0;
+	u32 i;
+
+	if (args->num_bpages == 0)
+		return 0;
+	spin_lock_bh(&hsk->lock);
+	for (i = 0; i < args->num_bpages && !err; i++)
+		if (!hsk->pool ||
+		    homa_pool_release(&hsk->pool->state,
+				      args->bpage_offsets[i]))
+			err = -EINVAL;
+	if (hsk->pool)
+		homa_pool_retry(hsk);
+	spin_unlock_bh(&hsk->lock);
+	return err;
+}
+
+/* The first ready RPC that any recvmsg may take; lock held. */
+static struct homa_rpc *homa_first_shared(struct homa_sock *hsk)
+{
+	struct homa_rpc *rpc;
+
+	list_for_each_entry(rpc, &hsk->ready_rpcs, ready_links)
+		if (!rpc->private)
+			return rpc;
+	return NULL;
+}
+
+/* A ready RPC for this recvmsg, taken off the ready list; lock held. */
+static struct homa_rpc *homa_take_ready(struct homa_sock *hsk, u64 id,
+					int *err)
+{
+	struct homa_rpc *rpc;
+
+	lockdep_assert_held(&hsk->lock);
+	if (id) {
+		rpc = homa_rpc_find_client(hsk, id);
+		if (!rpc || !rpc->private) {
+			*err = -EINVAL;
+			return NULL;
+		}
+		if (!rpc->ready)
+			return NULL;
+	} else {
+		rpc = homa_first_shared(hsk);
+		if (!rpc)
+			return NULL;
+	}
+	list_del_init(&rpc->ready_links);
+	rpc->ready = false;
+	rpc->copying = true;
+	return rpc;
+}
+
+/* Sleep until ready_gen moves past @gen; returns what is left of @timeo. */
+static long homa_wait_gen(struct homa_sock *hsk, u32 gen, long timeo)
+{
+	return wait_event_interruptible_timeout(*sk_sleep(&hsk->inet.sk),
+		READ_ONCE(hsk->ready_gen) != gen, timeo);
+}
+
+/* Wait until a ready RPC can be taken; returns it or an ERR_PTR. */
+static struct homa_rpc *homa_wait_ready(struct homa_sock *hsk, u64 id,
+					bool nonblocking)
+{
+	long timeo = nonblocking ? 0 : MAX_SCHEDULE_TIMEOUT;
+	struct homa_rpc *rpc;
+	int err = 0;
+	u32 gen;
+
+	for (;;) {
+		spin_lock_bh(&hsk->lock);
+		rpc = hsk->shutdown ? NULL : homa_take_ready(hsk, id, &err);
+		if (hsk->shutdown)
+			err = -ESHUTDOWN;
+		gen = hsk->ready_gen;
+		spin_unlock_bh(&hsk->lock);
+		if (rpc || err)
+			return rpc ? rpc : ERR_PTR(err);
+		if (!timeo)
+			return ERR_PTR(-EAGAIN);
+		if (signal_pending(current))
+			return ERR_PTR(sock_intr_errno(timeo));
+		timeo = homa_wait_gen(hsk, gen, timeo);
+		if (timeo < 0)
+			return ERR_PTR(timeo);
+	}
+}
+
+/* Copy one packet's bytes to their place in the pool. */
+static int homa_copy_skb(struct homa_pool *pool, struct homa_rpc *rpc,
+			 struct sk_buff *skb)
+{
+	u32 offset = homa_skb_cb(skb)->offset;
+	u32 left = homa_skb_cb(skb)->length;
+	u32 pos = sizeof(struct homa_data_hdr);
+	struct iov_iter iter;
+	struct iovec iov;
+
+	while (left) {
+		u32 in_page = offset & (HOMA_BPAGE_SIZE - 1);
+		u32 n = min(left, HOMA_BPAGE_SIZE - in_page);
+		u64 addr = pool->start +
+			rpc->msgin.bpage_offsets[offset >> HOMA_BPAGE_SHIFT] +
+			in_page;
+		int err;
+
+		err = import_single_range(READ, u64_to_user_ptr(addr), n, &iov,
+					  &iter);
+		if (!err)
+			err = skb_copy_datagram_iter(skb, pos, &iter, n);
+		if (err)
+			return err;
+		offset += n;
+		pos += n;
+		left -= n;
+	}
+	return 0;
+}
+
+/* Copy a taken RPC's message into the pool; no lock held. */
+static int homa_copy_msg(struct homa_sock *hsk, struct homa_rpc *rpc,
+			 struct sk_buff_head *packets)
+{
+	struct sk_buff *skb;
+	int err = 0;
+
+	while ((skb = __skb_dequeue(packets))) {
+		if (!err)
+			err = homa_copy_skb(hsk->pool, rpc, skb);
+		consume_skb(skb);
+	}
+	return err;
+}
+
+static void homa_fill_addr(struct homa_rpc *rpc, struct msghdr *msg,
+			   int *addr_len)
+{
+	struct in6_addr *addr = &rpc->peer->addr;
+
+	if (!msg->msg_name)
+		return;
+	if (rpc->hsk->inet.sk.sk_family == AF_INET) {
+		DECLARE_SOCKADDR(struct sockaddr_in *, a4, msg->msg_name);
+
+		memset(a4, 0, sizeof(*a4));
+		a4->sin_family = AF_INET;
+		a4->sin_port = htons(rpc->dport);
+		a4->sin_addr.s_addr = addr->s6_addr32[3];
+		*addr_len = sizeof(*a4);
+	} else {
+		DECLARE_SOCKADDR(struct sockaddr_in6 *, a6, msg->msg_name);
+
+		memset(a6, 0, sizeof(*a6));
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons(rpc->dport);
+		a6->sin6_addr = *addr;
+		*addr_len = sizeof(*a6);
+	}
+}
+
+/*
+ * After the copy: fill in the results and move the RPC on (a server RPC
+ * waits for its reply, a client RPC ends). Returns the message length or
+ * the RPC's error.
+ */
+static int homa_finish_recv(struct homa_sock *hsk, struct homa_rpc *rpc,
+			    int copy_err, struct homa_recvmsg_args *args)
+{
+	int result;
+
+	spin_lock_bh(&hsk->lock);
+	rpc->copying = false;
+	args->id = rpc->id;
+	args->completion_cookie = rpc->id & 1 ? 0 : rpc->completion_cookie;
+	args->num_bpages = 0;
+	result = rpc->error ? rpc->error : copy_err;
+	if (!result && rpc->state != RPC_DEAD) {
+		args->num_bpages = rpc->msgin.num_bpages;
+		memcpy(args->bpage_offsets, rpc->msgin.bpage_offsets,
+		       sizeof(u32) * args->num_bpages);
+		/* The application owns the buffers now. */
+		rpc->msgin.num_bpages = 0;
+		result = rpc->msgin.length;
+	} else if (!result) {
+		result = -EINVAL;
+	}
+	if (rpc->state == RPC_DEAD) {
+		kfree(rpc);
+	} else if (rpc->id & 1) {
+		rpc->state = RPC_IN_SERVICE;
+	} else {
+		if (!rpc->error)
+			homa_peer_add_ack(rpc->peer, rpc->id, rpc->dport);
+		homa_rpc_end(rpc);
+	}
+	spin_unlock_bh(&hsk->lock);
+	return result;
+}
+
+/**
+ * homa_recvmsg() - Receive a request or response (recvmsg on a Homa
+ * socket).
+ * @sk: the socket.
+ * @msg: msg_control points to struct homa_recvmsg_args.
+ * @len: ignored (messages go to the buffer pool).
+ * @flags: MSG_DONTWAIT or 0.
+ * @addr_len: set to the length of the address stored in msg_name.
+ *
+ * Return: the message's length, or a negative errno (see recvmsg.2 in
+ * man/); when an RPC failed, its id is still returned in the arguments.
+ */
+int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags,
+		 int *addr_len)
+{
+	struct homa_sock *hsk = homa_sk(sk);
+	struct homa_recvmsg_args args;
+	struct sk_buff_head packets;
+	struct homa_rpc *rpc;
+	void __user *uargs;
+	int result, err;
+
+	if (!msg->msg_control_is_user || !msg->msg_control_user ||
+	    msg->msg_controllen != sizeof(args))
+		return -EINVAL;
+	uargs = msg->msg_control_user;
+	if (copy_from_user(&args, uargs, sizeof(args)))
+		return -EFAULT;
+	if (args.reserved || args.num_bpages > HOMA_MAX_BPAGES ||
+	    flags & ~(MSG_DONTWAIT | MSG_CMSG_COMPAT))
+		return -EINVAL;
+	if (!hsk->pool)
+		return -EINVAL;
+	err = homa_return_bpages(hsk, &args);
+	if (err)
+		return err;
+	rpc = homa_wait_ready(hsk, args.id, flags & MSG_DONTWAIT);
+	if (IS_ERR(rpc))
+		return PTR_ERR(rpc);
+	__skb_queue_head_init(&packets);
+	spin_lock_bh(&hsk->lock);
+	skb_queue_splice_init(&rpc->msgin.packets, &packets);
+	spin_unlock_bh(&hsk->lock);
+	homa_fill_addr(rpc, msg, addr_len);
+	err = homa_copy_msg(hsk, rpc, &packets);
+	result = homa_finish_recv(hsk, rpc, err, &args);
+	if (copy_to_user(uargs, &args, sizeof(args)))
+		return -EFAULT;
+	return result;
+}

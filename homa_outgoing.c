@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * The send side: sendmsg, cutting a message into DATA packets, and putting
+ * packets (DATA and control) on the wire through the IPv4 or IPv6 output
+ * path. A message's packets are kept until the RPC ends so that any range
+ * can be sent again; what goes on the wire is always a copy.
+ */
+
+#include <net/ip.h>
+#include <net/ipv6.h>
+
+#include "homa_impl.h"
+
+/* Room for link and IP headers in front of a Homa header. */
+#define HOMA_SKB_HEADROOM (MAX_HEADER + sizeof(struct ipv6hdr))
+
+static enum homa_metric homa_tx_metric(u8 type)
+{
+	switch (type) {
+	case DATA:
+		return HOMA_M_pkts_tx_data;
+	case GRANT:
+		return HOMA_M_pkts_tx_grant;
+	case RESEND:
+		return HOMA_M_pkts_tx_resend;
+	case RPC_UNKNOWN:
+		return HOMA_M_pkts_tx_rpc_unknown;
+	case BUSY:
+		return HOMA_M_pkts_tx_busy;
+	case NEED_ACK:
+		return HOMA_M_pkts_tx_need_ack;
+	default:
+		return HOMA_M_pkts_tx_ack;
+	}
+}
+
+/**
+ * homa_xmit_skb() - Send one packet whose Homa header is built.
+ * @hsk: the sending socket.
+ * @peer: the destination host.
+ * @skb: the packet, data at the Homa header; always consumed.
+ * @priority: Homa priority level (0-7), mapped to the IP TOS.
+ */
+void homa_xmit_skb(struct homa_sock *hsk, struct homa_peer *peer,
+		   struct sk_buff *skb, int priority)
+{
+	struct homa_net *hnet = hsk->hnet;
+	struct sock *sk = &hsk->inet.sk;
+	struct dst_entry *dst;
+	struct flowi fl;
+	int tos, prio;
+
+	prio = READ_ONCE(hnet->config.priority_map[priority & 7]);
+	tos = prio << 5;
+	homa_metric_inc(hnet, homa_tx_metric(((struct homa_common_hdr *)
+					      skb->data)->type));
+	dst = homa_peer_dst(hnet, peer, &fl);
+	if (!dst) {
+		homa_metric_inc(hnet, HOMA_M_tx_no_route);
+		kfree_skb(skb);
+		return;
+	}
+	skb_dst_set(skb, dst);
+	skb_reset_transport_header(skb);
+	skb->ip_summed = CHECKSUM_NONE;
+	if (ipv6_addr_v4mapped(&peer->addr))
+		__ip_queue_xmit(sk, skb, &fl, tos);
+	else
+		ip6_xmit(sk, skb, &fl.u.ip6, sk->sk_mark, NULL, tos,
+			 sk->sk_priority);
+}
+
+/**
+ * homa_xmit_control() - Send a control packet.
+ * @hsk: the sending socket.
+ * @peer: the destination host.
+ * @pkt: the packet; its sport is filled in from @hsk.
+ */
+void homa_xmit_control(struct homa_sock *hsk, struct homa_peer *peer,
+		       struct homa_pkt *pkt)
+{
+	struct sk_buff *skb = alloc_skb(HOMA_SKB_HEADROOM + HOMA_MAX_HEADER,
+					GFP_ATOMIC);
+	u32 len;
+
+	if (!skb) {
+		homa_metric_inc(hsk->hnet, HOMA_M_tx_no_memory);
+		return;
+	}
+	skb_reserve(skb, HOMA_SKB_HEADROOM);
+	pkt->sport = hsk->port;
+	len = homa_wire_build(skb_put(skb, HOMA_MAX_HEADER), HOMA_MAX_HEADER,
+			      pkt);
+	skb_trim(skb, len);
+	homa_xmit_skb(hsk, peer, skb, HOMA_MAX_PRIORITIES - 1);
+}
+
+/**
+ * homa_rpc_xmit_control() - Send a control packet about an RPC.
+ * @rpc: the RPC; its peer, port and id address the packet.
+ * @pkt: the packet's type and body.
+ */
+void homa_rpc_xmit_control(struct homa_rpc *rpc, struct homa_pkt *pkt)
+{
+	pkt->dport = rpc->dport;
+	pkt->sender_id = rpc->id;
+	homa_xmit_control(rpc->hsk, rpc->peer, pkt);
+}
+
+/**
+ * homa_payload_max() - Most message bytes one DATA packet carries to a
+ * peer.
+ * @hnet: the namespace's Homa host.
+ * @peer: the destination.
+ *
+ * Return: the payload size for the route's MTU.
+ */
+u32 homa_payload_max(struct homa_net *hnet, struct homa_peer *peer)
+{
+	u32 ip = ipv6_addr_v4mapped(&peer->addr) ? sizeof(struct iphdr)
+						 : sizeof(struct ipv6hdr);
+	struct dst_entry *dst;
+	struct flowi fl;
+	u32 mtu = 1500;
+
+	dst = homa_peer_dst(hnet, peer, &fl);
+	if (dst) {
+		mtu = dst_mtu(dst);
+		dst_release(dst);
+	}
+	if (mtu < ip + sizeof(struct homa_data_hdr) + 64)
+		mtu = ip + sizeof(struct homa_data_hdr) + 64;
+	return mtu - ip - sizeof(struct homa_data_hdr);
+}
+
+/**
+ * homa_msgout_fill() - Copy a message from user space into DATA packets.
+ * @out: where the packets go (not yet visible to anyone else).
+ * @iter: the message.
+ * @length: bytes in the message (validated by the caller).
+ * @payload: most bytes per packet.
+ *
+ * Headers are left for homa_msgout_set_headers(), which needs the RPC.
+ * No lock may be held: the copy may fault.
+ *
+ * Return: 0, -ENOMEM, or -EFAULT.
+ */
+int homa_msgout_fill(struct sk_buff_head *out, struct iov_iter *iter,
+		     u32 length, u32 payload)
+{
+	u32 offset, n;
+
+	for (offset = 0; offset < length; offset += n) {
+		struct sk_buff *skb;
+
+		n = min(payload, length - offset);
+		skb = alloc_skb(HOMA_SKB_HEADROOM +
+				sizeof(struct homa_data_hdr) + n, GFP_KERNEL);
+		if (!skb)
+			goto nomem;
+		skb_reserve(skb, HOMA_SKB_HEADROOM);
+		skb_put(skb, sizeof(struct homa_data_hdr));
+		if (copy_from_iter(skb_put(skb, n), n, iter) != n) {
+			kfree_skb(skb);
+			skb_queue_purge(out);
+			return -EFAULT;
+		}
+		homa_skb_cb(skb)->offset = offset;
+		__skb_queue_tail(out, skb);
+	}
+	return 0;
+
+nomem:
+	skb_queue_purge(out);
+	return -ENOMEM;
+}
+
+/**
+ * homa_msgout_attach() - Give an RPC the packets of its outgoing message
+ * and write their headers.
+ * @rpc: the RPC; the caller holds its socket's lock.
+ * @packets: packets from homa_msgout_fill(); emptied.
+ * @length: the message's length.
+ */
+void homa_msgout_attach(struct homa_rpc *rpc, struct sk_buff_head *packets,
+			u32 length)
+{
+	struct homa_config *cfg = &rpc->hsk->hnet->config;
+	struct homa_msgout *out = &rpc->msgout;
+	struct homa_pkt pkt = { .type = DATA };
+	struct sk_buff *skb;
+
+	lockdep_assert_held(&rpc->hsk->lock);
+	out->length = length;
+	out->unscheduled = min_t(u32, length, READ_ONCE(cfg->unsched_bytes));
+	out->granted = out->unscheduled;
+	out->priority = 0;
+	pkt.sport = rpc->hsk->port;
+	pkt.dport = rpc->dport;
+	pkt.sender_id = rpc->id;
+	pkt.data.message_length = length;
+	pkt.data.cutoff_version = READ_ONCE(cfg->cutoff_version);
+	skb_queue_splice_tail_init(packets, &out->packets);
+	skb_queue_walk(&out->packets, skb) {
+		pkt.data.offset = homa_skb_cb(skb)->offset;
+		pkt.data.incoming = out->granted;
+		homa_wire_build(skb->data, sizeof(struct homa_data_hdr), &pkt);
+	}
+	out->next_xmit = skb_peek(&out->packets);
+	out->next_xmit_offset = 0;
+}
+
+/* Send a copy of one stored DATA packet. */
+static void homa_xmit_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
+			       bool retransmit)
+{
+	struct homa_msgout *out = &rpc->msgout;
+	struct homa_data_hdr *h;
+	struct homa_pkt acks;
+	struct sk_buff *copy;
+	int prio;
+
+	copy = pskb_copy(skb, GFP_ATOMIC);
+	if (!copy) {
+		homa_metric_inc(rpc->hsk->hnet, HOMA_M_tx_no_memory);
+		return;
+	}
+	h = (struct homa_data_hdr *)copy->data;
+	h->incoming = cpu_to_be32(out->granted);
+	h->retransmit = retransmit;
+	if (homa_peer_take_acks(rpc->peer, &acks, 1)) {
+		h->ack.client_id = cpu_to_be64(acks.ack.client_ids[0]);
+		h->ack.server_port = cpu_to_be16(acks.ack.server_ports[0]);
+	}
+	if (homa_skb_cb(skb)->offset < out->unscheduled)
+		prio = HOMA_MAX_PRIORITIES - 1;
+	else
+		prio = out->priority;
+	homa_xmit_skb(rpc->hsk, rpc->peer, copy, prio);
+}
+
+/**
+ * homa_xmit_data() - Send the packets of an RPC's message that are
+ * granted and not yet sent.
+ * @rpc: the RPC; the caller holds its socket's lock.
+ */
+void homa_xmit_data(struct homa_rpc *rpc)
+{
+	struct homa_msgout *out = &rpc->msgout;
+	struct sk_buff *skb;
+
+	lockdep_assert_held(&rpc->hsk->lock);
+	while ((skb = out->next_xmit) &&
+	       homa_skb_cb(skb)->offset < out->granted) {
+		homa_xmit_data_pkt(rpc, skb, false);
+		out->next_xmit_offset = homa_skb_cb(skb)->offset + skb->len -
+					sizeof(struct homa_data_hdr);
+		out->next_xmit = skb_queue_is_last(&out->packets, skb) ?
+				 NULL : skb->next;
+	}
+}
+
+/**
+ * homa_resend_data() - Send again the packets of a range already sent.
+ * @rpc: the RPC; the caller holds its socket's lock.
+ * @start: first byte asked for.
+ * @end: one past the last byte asked for.
+ */
+void homa_resend_data(struct homa_rpc *rpc, u32 start, u32 end)
+{
+	struct homa_msgout *out = &rpc->msgout;
+	struct sk_buff *skb;
+
+	lockdep_assert_held(&rpc->hsk->lock);
+	skb_queue_walk(&out->packets, skb) {
+		u32 offset = homa_skb_cb(skb)->offset;
+		u32 pkt_end = offset + skb->len - sizeof(struct homa_data_hdr);
+
+		if (offset >= out->next_xmit_offset || offset >= end)
+			break;
+		if (pkt_end <= start)
+			continue;
+		homa_xmit_data_pkt(rpc, skb, true);
+		homa_metric_inc(rpc->hsk->hnet, HOMA_M_data_resent);
+	}
+}
+
+/**
+ * homa_msgout_restart() - Start sending a message from its first byte
+ * again (the receiver lost all knowledge of it).
+ * @rpc: the RPC; the caller holds its socket's lock.
+ */
+void homa_msgout_restart(struct homa_rpc *rpc)
+{
+	struct homa_msgout *out = &rpc->msgout;
+
+	lockdep_assert_held(&rpc->hsk->lock);
+	out->next_xmit = skb_peek(&out->packets);
+	out->next_xmit_offset = 0;
+	out->granted = out->unscheduled;
+	homa_xmit_data(rpc);
+}
+
+/* Read and check the destination of sendmsg; fill the peer address. */
+static int homa_sendmsg_addr(struct sock *sk, struct msghdr *msg,
+			     struct in6_addr *addr, u16 *port)
+{
+	struct sockaddr_in6 *a6 = msg->msg_name;
+	struct sockaddr_in *a4 = msg->msg_name;
+
+	if (!msg->msg_name)
+		return -EDESTADDRREQ;
+	if (sk->sk_family == AF_INET) {
+		if (msg->msg_namelen < sizeof(*a4) || a4->sin_family != AF_INET)
+			return -EAFNOSUPPORT;
+		ipv6_addr_set_v4mapped(a4->sin_addr.s_addr, addr);
+		*port = ntohs(a4->sin_port);
+		return 0;
+	}
+	if (msg->msg_namelen < SIN6_LEN_RFC2133 || a6->sin6_family != AF_INET6)
+		return -EAFNOSUPPORT;
+	*addr = a6->sin6_addr;
+	*port = ntohs(a6->sin6_port);
+	return 0;
+}
+
+/* Send a new request; returns its id through @args. */
+static int homa_send_request(struct homa_sock *hsk, struct msghdr *msg,
+			     size_t len, struct homa_sendmsg_args *args)
+{
+	struct sk_buff_head packets;
+	struct homa_peer *peer;
+	struct in6_addr addr;
+	struct homa_rpc *rpc;
+	u16 port;
+	int err;
+
+	err = homa_sendmsg_addr(&hsk->inet.sk, msg, &addr, &port);
+	if (err)
+		return err;
+	if (port == 0)
+		return -EINVAL;
+	peer = homa_peer_get(hsk->hnet, &addr);
+	if (IS_ERR(peer))
+		return PTR_ERR(peer);
+	skb_queue_head_init(&packets);
+	err = homa_msgout_fill(&packets, &msg->msg_iter, len,
+			       homa_payload_max(hsk->hnet, peer));
+	if (err)
+		return err;
+	spin_lock_bh(&hsk->lock);
+	if (hsk->shutdown) {
+		err = -ESHUTDOWN;
+		goto out;
+	}
+	rpc = homa_rpc_alloc_client(hsk, peer, port);
+	if (!rpc) {
+		err = -ENOMEM;
+		goto out;
+	}
+	rpc->completion_cookie = args->completion_cookie;
+	rpc->private = args->flags & HOMA_SENDMSG_PRIVATE;
+	args->id = rpc->id;
+	homa_msgout_attach(rpc, &packets, len);
+	homa_xmit_data(rpc);
+out:
+	spin_unlock_bh(&hsk->lock);
+	skb_queue_purge(&packets);
+	return err;
+}
+
+/* The server RPC a reply is for, ready for its response; lock held. */
+static struct homa_rpc *homa_reply_rpc(struct homa_sock *hsk, u64 id)
+{
+	struct homa_rpc *rpc;
+
+	lockdep_assert_held(&hsk->lock);
+	hash_for_each_possible(hsk->server_rpcs, rpc, hash_node, id)
+		if (rpc->id == id)
+			return rpc->state == RPC_IN_SERVICE ? rpc : NULL;
+	return NULL;
+}
+
+/* Send the response of server RPC @id. */
+static int homa_send_reply(struct homa_sock *hsk, struct msghdr *msg,
+			   size_t len, u64 id)
+{
+	struct sk_buff_head packets;
+	struct homa_peer *peer;
+	struct homa_rpc *rpc;
+	int err = 0;
+
+	spin_lock_bh(&hsk->lock);
+	rpc = homa_reply_rpc(hsk, id);
+	peer = rpc ? rpc->peer : NULL;
+	spin_unlock_bh(&hsk->lock);
+	if (!peer)
+		return -EINVAL;
+	skb_queue_head_init(&packets);
+	err = homa_msgout_fill(&packets, &msg->msg_iter, len,
+			       homa_payload_max(hsk->hnet, peer));
+	if (err)
+		return err;
+	spin_lock_bh(&hsk->lock);
+	/* The RPC may have ended while the lock was dropped. */
+	rpc = homa_reply_rpc(hsk, id);
+	if (rpc) {
+		rpc->state = RPC_OUTGOING;
+		rpc->silent_ticks = 0;
+		homa_msgout_attach(rpc, &packets, len);
+		homa_xmit_data(rpc);
+	} else {
+		err = -EINVAL;
+	}
+	spin_unlock_bh(&hsk->lock);
+	skb_queue_purge(&packets);
+	return err;
+}
+
+/**
+ * homa_sendmsg() - Send a request or a response (sendmsg on a Homa
+ * socket).
+ * @sk: the socket.
+ * @msg: the message; msg_control points to struct homa_sendmsg_args.
+ * @len: bytes in the message.
+ *
+ * Return: 0, or a negative errno (see sendmsg.2 in man/).
+ */
+int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
+{
+	struct homa_sock *hsk = homa_sk(sk);
+	struct homa_sendmsg_args args;
+	void __user *uargs;
+	int err;
+
+	if (!msg->msg_control_is_user || !msg->msg_control_user)
+		return -EINVAL;
+	uargs = msg->msg_control_user;
+	if (copy_from_user(&args, uargs, sizeof(args)))
+		return -EFAULT;
+	if (args.flags & ~HOMA_SENDMSG_VALID_FLAGS || args.reserved)
+		return -EINVAL;
+	if (len == 0 || len > HOMA_MAX_MESSAGE_LENGTH)
+		return -EINVAL;
+	if (READ_ONCE(hsk->shutdown))
+		return -ESHUTDOWN;
+	if (args.id == 0) {
+		err = homa_send_request(hsk, msg, len, &args);
+		if (!err && copy_to_user(uargs, &args, sizeof(args)))
+			err = -EFAULT;
+		return err;
+	}
+	if (args.completion_cookie || !(args.id & 1) || args.flags)
+		return -EINVAL;
+	return homa_send_reply(hsk, msg, len, args.id);
+}

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * The peer table of a namespace: one homa_peer per remote host, with the
+ * route to it (looked up once, checked before use and renewed when it goes
+ * stale) and the acks waiting to be sent to it. Addresses are kept as IPv6,
+ * IPv4 ones mapped, so one table serves both families.
+ */
+
+#include <net/ip6_route.h>
+#include <net/route.h>
+
+#include "homa_impl.h"
+
+/**
+ * homa_peertab_init() - Set up a namespace's empty peer table.
+ * @hnet: the namespace's Homa host.
+ */
+void homa_peertab_init(struct homa_net *hnet)
+{
+	spin_lock_init(&hnet->peer_lock);
+	hash_init(hnet->peers);
+}
+
+/**
+ * homa_peertab_exit() - Free every peer of a namespace that is going away.
+ * @hnet: the namespace's Homa host; no socket is left, so no RPC refers
+ *        to any peer.
+ */
+void homa_peertab_exit(struct homa_net *hnet)
+{
+	struct homa_peer *peer;
+	struct hlist_node *tmp;
+	int bkt;
+
+	hash_for_each_safe(hnet->peers, bkt, tmp, peer, node) {
+		hash_del_rcu(&peer->node);
+		dst_release(peer->dst);
+		kfree_rcu(peer, rcu);
+	}
+}
+
+static u32 homa_peer_hash(const struct in6_addr *addr)
+{
+	return (__force u32)(addr->s6_addr32[0] ^ addr->s6_addr32[1] ^
+			     addr->s6_addr32[2] ^ addr->s6_addr32[3]);
+}
+
+static struct homa_peer *homa_peer_lookup(struct homa_net *hnet,
+					  const struct in6_addr *addr)
+{
+	struct homa_peer *peer;
+
+	hash_for_each_possible_rcu(hnet->peers, peer, node,
+				   homa_peer_hash(addr))
+		if (ipv6_addr_equal(&peer->addr, addr))
+			return peer;
+	return NULL;
+}
+
+/* Find a route to @peer; the caller holds peer->lock or owns the peer. */
+static int homa_peer_route(struct homa_net *hnet, struct homa_peer *peer)
+{
+	struct dst_entry *dst;
+
+	memset(&peer->flow, 0, sizeof(peer->flow));
+	if (ipv6_addr_v4mapped(&peer->addr)) {
+		struct flowi4 *fl4 = &peer->flow.u.ip4;
+		struct rtable *rt;
+
+		fl4->daddr = peer->addr.s6_addr32[3];
+		fl4->flowi4_proto = IPPROTO_HOMA;
+		rt = ip_route_output_flow(hnet->net, fl4, NULL);
+		if (IS_ERR(rt))
+			return PTR_ERR(rt);
+		dst = &rt->dst;
+	} else {
+		struct flowi6 *fl6 = &peer->flow.u.ip6;
+
+		fl6->daddr = peer->addr;
+		fl6->flowi6_proto = IPPROTO_HOMA;
+		dst = ip6_dst_lookup_flow(hnet->net, NULL, fl6, NULL);
+		if (IS_ERR(dst))
+			return PTR_ERR(dst);
+	}
+	dst_release(peer->dst);
+	peer->dst = dst;
+	return 0;
+}
+
+/**
+ * homa_peer_get() - Find or create the peer for an address.
+ * @hnet: the namespace's Homa host.
+ * @addr: the peer's address (IPv4-mapped for IPv4).
+ *
+ * Return: the peer, or an ERR_PTR: -ENOMEM, or the routing error (e.g.
+ * -ENETUNREACH) for a new peer that has no route.
+ */
+struct homa_peer *homa_peer_get(struct homa_net *hnet,
+				const struct in6_addr *addr)
+{
+	struct homa_peer *peer, *other;
+	int err;
+
+	rcu_read_lock();
+	peer = homa_peer_lookup(hnet, addr);
+	rcu_read_unlock();
+	if (peer)
+		return peer;
+	peer = kzalloc(sizeof(*peer), GFP_ATOMIC);
+	if (!peer)
+		return ERR_PTR(-ENOMEM);
+	peer->addr = *addr;
+	spin_lock_init(&peer->lock);
+	err = homa_peer_route(hnet, peer);
+	if (err) {
+		kfree(peer);
+		return ERR_PTR(err);
+	}
+	spin_lock_bh(&hnet->peer_lock);
+	other = homa_peer_lookup(hnet, addr);
+	if (!other)
+		hash_add_rcu(hnet->peers, &peer->node, homa_peer_hash(addr));
+	spin_unlock_bh(&hnet->peer_lock);
+	if (other) {
+		dst_release(peer->dst);
+		kfree(peer);
+		return other;
+	}
+	return peer;
+}
+
+/**
+ * homa_peer_dst() - A reference to the current route to a peer.
+ * @hnet: the namespace's Homa host.
+ * @peer: the peer.
+ * @fl: filled in with the flow the route was found for (its addresses go
+ *      into IP headers).
+ *
+ * A route that has become stale is looked up again first.
+ *
+ * Return: the route (the caller owns one reference), or NULL if there is
+ * none now.
+ */
+struct dst_entry *homa_peer_dst(struct homa_net *hnet, struct homa_peer *peer,
+				struct flowi *fl)
+{
+	struct dst_entry *dst;
+
+	spin_lock_bh(&peer->lock);
+	/* A route whose device went away is marked obsolete: find another. */
+	if (READ_ONCE(peer->dst->obsolete) > 0 && homa_peer_route(hnet, peer)) {
+		spin_unlock_bh(&peer->lock);
+		return NULL;
+	}
+	dst = dst_clone(peer->dst);
+	*fl = peer->flow;
+	spin_unlock_bh(&peer->lock);
+	return dst;
+}
+
+/**
+ * homa_peer_add_ack() - Remember that a response from @peer arrived, so
+ * that its server can free the RPC.
+ * @peer: the server's host.
+ * @id: the client id of the RPC.
+ * @port: the server port of the RPC.
+ *
+ * Return: true if the acks are full and should be sent now.
+ */
+bool homa_peer_add_ack(struct homa_peer *peer, u64 id, u16 port)
+{
+	bool full;
+
+	spin_lock_bh(&peer->lock);
+	if (peer->num_acks < HOMA_MAX_ACKS_PER_PKT) {
+		peer->ack_ids[peer->num_acks] = id;
+		peer->ack_ports[peer->num_acks] = port;
+		peer->num_acks++;
+	}
+	full = peer->num_acks == HOMA_MAX_ACKS_PER_PKT;
+	spin_unlock_bh(&peer->lock);
+	return full;
+}
+
+/**
+ * homa_peer_take_acks() - Take the acks waiting for a peer, to send them.
+ * @peer: the peer.
+ * @pkt: an ACK packet description whose ack fields are filled in.
+ * @max: take at most this many.
+ *
+ * Return: the number of acks taken.
+ */
+int homa_peer_take_acks(struct homa_peer *peer, struct homa_pkt *pkt, int max)
+{
+	int n, i;
+
+	spin_lock_bh(&peer->lock);
+	n = min(peer->num_acks, max);
+	for (i = 0; i < n; i++) {
+		peer->num_acks--;
+		pkt->ack.client_ids[i] = peer->ack_ids[peer->num_acks];
+		pkt->ack.server_ports[i] = peer->ack_ports[peer->num_acks];
+	}
+	spin_unlock_bh(&peer->lock);
+	pkt->ack.num_acks = n;
+	return n;
+}

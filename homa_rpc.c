@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * RPC lifecycle: creating client and server RPCs, finding them when
+ * packets or user calls name them, completing them (ready for recvmsg),
+ * and ending them. Everything here runs under the socket's lock.
+ */
+
+#include "homa_impl.h"
+
+static void homa_msgin_init(struct homa_msgin *msgin)
+{
+	msgin->length = -1;
+	skb_queue_head_init(&msgin->packets);
+}
+
+static struct homa_rpc *homa_rpc_alloc(struct homa_sock *hsk,
+				       struct homa_peer *peer, u16 dport,
+				       u64 id)
+{
+	struct homa_rpc *rpc = kzalloc(sizeof(*rpc), GFP_ATOMIC);
+
+	if (!rpc)
+		return NULL;
+	rpc->hsk = hsk;
+	rpc->id = id;
+	rpc->peer = peer;
+	rpc->dport = dport;
+	rpc->msgout.length = -1;
+	skb_queue_head_init(&rpc->msgout.packets);
+	homa_msgin_init(&rpc->msgin);
+	INIT_LIST_HEAD(&rpc->ready_links);
+	list_add_tail(&rpc->active_links, &hsk->active_rpcs);
+	hsk->num_rpcs++;
+	homa_metric_inc(hsk->hnet, HOMA_M_rpcs_live);
+	return rpc;
+}
+
+/**
+ * homa_rpc_alloc_client() - Create a client RPC for a new request.
+ * @hsk: the socket; the caller holds its lock.
+ * @peer: the server's host.
+ * @dport: the server's port.
+ *
+ * Return: the RPC (state RPC_OUTGOING), or NULL if out of memory.
+ */
+struct homa_rpc *homa_rpc_alloc_client(struct homa_sock *hsk,
+				       struct homa_peer *peer, u16 dport)
+{
+	u64 id = (u64)atomic64_add_return(2, &hsk->hnet->next_id);
+	struct homa_rpc *rpc;
+
+	lockdep_assert_held(&hsk->lock);
+	rpc = homa_rpc_alloc(hsk, peer, dport, id);
+	if (rpc) {
+		rpc->state = RPC_OUTGOING;
+		hash_add(hsk->client_rpcs, &rpc->hash_node, id);
+	}
+	return rpc;
+}
+
+/**
+ * homa_rpc_alloc_server() - Create a server RPC for an arriving request.
+ * @hsk: the server socket; the caller holds its lock.
+ * @peer: the client's host.
+ * @sport: the client's port.
+ * @id: the RPC's id on this side (the client's id with the low bit set).
+ *
+ * Return: the RPC (state RPC_INCOMING), or NULL if out of memory.
+ */
+struct homa_rpc *homa_rpc_alloc_server(struct homa_sock *hsk,
+				       struct homa_peer *peer, u16 sport,
+				       u64 id)
+{
+	struct homa_rpc *rpc;
+
+	lockdep_assert_held(&hsk->lock);
+	rpc = homa_rpc_alloc(hsk, peer, sport, id);
+	if (rpc) {
+		rpc->state = RPC_INCOMING;
+		hash_add(hsk->server_rpcs, &rpc->hash_node, id);
+	}
+	return rpc;
+}
+
+/**
+ * homa_rpc_find_client() - Find a client RPC by id.
+ * @hsk: the socket; the caller holds its lock.
+ * @id: the id (even).
+ *
+ * Return: the RPC, or NULL.
+ */
+struct homa_rpc *homa_rpc_find_client(struct homa_sock *hsk, u64 id)
+{
+	struct homa_rpc *rpc;
+
+	lockdep_assert_held(&hsk->lock);
+	hash_for_each_possible(hsk->client_rpcs, rpc, hash_node, id)
+		if (rpc->id == id)
+			return rpc;
+	return NULL;
+}
+
+/**
+ * homa_rpc_find_server() - Find a server RPC by client and id.
+ * @hsk: the socket; the caller holds its lock.
+ * @peer: the client's host.
+ * @sport: the client's port.
+ * @id: the id on this side (odd).
+ *
+ * Return: the RPC, or NULL.
+ */
+struct homa_rpc *homa_rpc_find_server(struct homa_sock *hsk,
+				      struct homa_peer *peer, u16 sport,
+				      u64 id)
+{
+	struct homa_rpc *rpc;
+
+	lockdep_assert_held(&hsk->lock);
+	hash_for_each_possible(hsk->server_rpcs, rpc, hash_node, id)
+		if (rpc->id == id && rpc->peer == peer && rpc->dport == sport)
+			return rpc;
+	return NULL;
+}
+
+/**
+ * homa_rpc_ready() - Hand an RPC to recvmsg: its message is complete, or
+ * it failed. Wakes waiting threads.
+ * @rpc: the RPC; the caller holds its socket's lock.
+ */
+void homa_rpc_ready(struct homa_rpc *rpc)
+{
+	struct sock *sk = &rpc->hsk->inet.sk;
+
+	lockdep_assert_held(&rpc->hsk->lock);
+	if (rpc->ready || rpc->state == RPC_DEAD)
+		return;
+	rpc->ready = true;
+	list_add_tail(&rpc->ready_links, &rpc->hsk->ready_rpcs);
+	WRITE_ONCE(rpc->hsk->ready_gen, rpc->hsk->ready_gen + 1);
+	sk->sk_data_ready(sk);
+}
+
+/**
+ * homa_rpc_fail() - End a client RPC with an error for recvmsg to return.
+ * @rpc: the RPC; the caller holds its socket's lock.
+ * @err: a negative errno.
+ */
+void homa_rpc_fail(struct homa_rpc *rpc, int err)
+{
+	lockdep_assert_held(&rpc->hsk->lock);
+	if (rpc->error || rpc->state == RPC_DEAD)
+		return;
+	rpc->error = err;
+	homa_rpc_ready(rpc);
+}
+
+/**
+ * homa_rpc_end() - Finish with an RPC: unlink it, release its buffers and
+ * free it (unless recvmsg is copying from it; recvmsg frees it then).
+ * @rpc: the RPC; the caller holds its socket's lock.
+ */
+void homa_rpc_end(struct homa_rpc *rpc)
+{
+	struct homa_sock *hsk = rpc->hsk;
+	u32 i;
+
+	lockdep_assert_held(&hsk->lock);
+	if (rpc->state == RPC_DEAD)
+		return;
+	rpc->state = RPC_DEAD;
+	hash_del(&rpc->hash_node);
+	list_del(&rpc->active_links);
+	if (rpc->ready) {
+		list_del(&rpc->ready_links);
+		rpc->ready = false;
+	}
+	hsk->num_rpcs--;
+	skb_queue_purge(&rpc->msgout.packets);
+	skb_queue_purge(&rpc->msgin.packets);
+	/* Buffers not yet given to the application go back to the pool. */
+	for (i = 0; i < rpc->msgin.num_bpages && hsk->pool; i++)
+		homa_pool_release(&hsk->pool->state,
+				  rpc->msgin.bpage_offsets[i]);
+	rpc->msgin.num_bpages = 0;
+	homa_metric_add(hsk->hnet, HOMA_M_rpcs_live, -1);
+	if (!rpc->copying)
+		kfree(rpc);
+}
+
+/**
+ * homa_rpc_end_all() - End every RPC of a socket (close, shutdown).
+ * @hsk: the socket; the caller holds its lock.
+ */
+void homa_rpc_end_all(struct homa_sock *hsk)
+{
+	struct homa_rpc *rpc, *tmp;
+
+	lockdep_assert_held(&hsk->lock);
+	list_for_each_entry_safe(rpc, tmp, &hsk->active_rpcs, active_links)
+		homa_rpc_end(rpc);
+}

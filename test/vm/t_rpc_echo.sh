@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Echo RPCs, one at a time, between two hosts joined by a veth pair, over
+# IPv4 and IPv6, with sizes around the packet boundary, 1 MB and random
+# sizes; every response is checked byte for byte. Offloads (GRO, TSO) off,
+# the veth default.
+#
+#   [rpc1] veth1 10.1.0.1 fd00::1 ---- veth2 10.1.0.2 fd00::2 [rpc2]
+# shellcheck source=test/vm/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+ns_add rpc1
+ns_add rpc2
+ip link add veth1 netns rpc1 type veth peer name veth2 netns rpc2
+ip -n rpc1 addr add 10.1.0.1/24 dev veth1
+ip -n rpc2 addr add 10.1.0.2/24 dev veth2
+ip -n rpc1 addr add fd00::1/64 dev veth1 nodad
+ip -n rpc2 addr add fd00::2/64 dev veth2 nodad
+ip -n rpc1 link set veth1 up
+ip -n rpc2 link set veth2 up
+
+in_ns rpc2 "$HOMA_TEST" server 4 40 > /tmp/server4.out 2>&1 &
+in_ns rpc2 "$HOMA_TEST" server 6 41 > /tmp/server6.out 2>&1 &
+sleep 1
+for size in 1 1399 1400 1424 1425 100000 1000000; do
+	check "IPv4 echo $size B" in_ns rpc1 "$HOMA_TEST" client 10.1.0.2 40 \
+		20 "$size" 1
+	check "IPv6 echo $size B" in_ns rpc1 "$HOMA_TEST" client fd00::2 41 \
+		20 "$size" 1
+done
+check "IPv4 random sizes" in_ns rpc1 "$HOMA_TEST" client 10.1.0.2 40 20 0 1
+check "IPv6 random sizes" in_ns rpc1 "$HOMA_TEST" client fd00::2 41 20 0 1
+# Not yet: many RPCs outstanding at once time out (see the closing note of
+# the data-path work); they join this test when that is fixed.
+echo "# client rpc1: $(metric rpc1 rpcs_live) live RPCs," \
+	"$(metric rpc1 resends_sent) resends"
+cat /tmp/server4.out /tmp/server6.out | sed 's/^/# /'
+finish
