@@ -481,8 +481,9 @@ void homa_xmit_control(struct homa_sock *hsk, struct homa_peer *peer,
 		       struct homa_pkt *pkt);
 void homa_rpc_xmit_control(struct homa_rpc *rpc, struct homa_pkt *pkt);
 u32 homa_payload_max(struct homa_net *hnet, struct homa_peer *peer);
-int homa_msgout_fill(struct sk_buff_head *out, struct iov_iter *iter,
-		     u32 length, u32 payload);
+int homa_msgout_fill(struct homa_net *hnet, struct homa_peer *peer,
+		     struct sk_buff_head *out, struct iov_iter *iter,
+		     u32 length);
 void homa_msgout_attach(struct homa_rpc *rpc, struct sk_buff_head *packets,
 			u32 length);
 void homa_xmit_data(struct homa_rpc *rpc);

@@ -60,6 +60,7 @@ static void homa_grant_check(struct homa_rpc *rpc)
 	struct homa_pkt pkt = { .type = GRANT };
 	u32 received, want;
 
+	lockdep_assert_held(&rpc->hsk->lock);
 	if (in->length < 0 || in->num_bpages == 0 || in->granted >= in->length)
 		return;
 	received = in->length - in->gaps.bytes_remaining;
@@ -80,6 +81,7 @@ static void homa_grant_check(struct homa_rpc *rpc)
  */
 void homa_msgin_check(struct homa_rpc *rpc)
 {
+	lockdep_assert_held(&rpc->hsk->lock);
 	homa_grant_check(rpc);
 	if (homa_gaps_complete(&rpc->msgin.gaps) && rpc->msgin.num_bpages)
 		homa_rpc_ready(rpc);
@@ -95,6 +97,7 @@ void homa_msgin_start(struct homa_rpc *rpc, const struct homa_pkt *pkt)
 {
 	struct homa_msgin *in = &rpc->msgin;
 
+	lockdep_assert_held(&rpc->hsk->lock);
 	in->length = pkt->data.message_length;
 	homa_gaps_init(&in->gaps, in->length);
 	in->granted = min_t(u32, pkt->data.incoming, in->length);
@@ -113,6 +116,7 @@ bool homa_msgin_alloc(struct homa_rpc *rpc)
 	struct homa_msgin *in = &rpc->msgin;
 	struct homa_pool *pool = rpc->hsk->pool;
 
+	lockdep_assert_held(&rpc->hsk->lock);
 	if (in->num_bpages)
 		return true;
 	if (!pool || homa_pool_alloc_msg(&pool->state, in->length,

@@ -134,22 +134,28 @@ u32 homa_payload_max(struct homa_net *hnet, struct homa_peer *peer)
 }
 
 /**
- * homa_msgout_fill() - Copy a message from user space into DATA packets.
- * @out: where the packets go (not yet visible to anyone else).
+ * homa_msgout_fill() - Copy a message from user space into DATA packets
+ * sized for the route to its destination.
+ * @hnet: the namespace's Homa host.
+ * @peer: the destination.
+ * @out: an uninitialised list that receives the packets (not yet visible
+ *       to anyone else).
  * @iter: the message.
  * @length: bytes in the message (validated by the caller).
- * @payload: most bytes per packet.
  *
- * Headers are left for homa_msgout_set_headers(), which needs the RPC.
+ * Headers are written later by homa_msgout_attach(), which needs the RPC.
  * No lock may be held: the copy may fault.
  *
- * Return: 0, -ENOMEM, or -EFAULT.
+ * Return: 0, -ENOMEM, or -EFAULT (the list is empty then).
  */
-int homa_msgout_fill(struct sk_buff_head *out, struct iov_iter *iter,
-		     u32 length, u32 payload)
+int homa_msgout_fill(struct homa_net *hnet, struct homa_peer *peer,
+		     struct sk_buff_head *out, struct iov_iter *iter,
+		     u32 length)
 {
+	u32 payload = homa_payload_max(hnet, peer);
 	u32 offset, n;
 
+	skb_queue_head_init(out);
 	for (offset = 0; offset < length; offset += n) {
 		struct sk_buff *skb;
 
@@ -343,9 +349,7 @@ static int homa_send_request(struct homa_sock *hsk, struct msghdr *msg,
 	peer = homa_peer_get(hsk->hnet, &addr);
 	if (IS_ERR(peer))
 		return PTR_ERR(peer);
-	skb_queue_head_init(&packets);
-	err = homa_msgout_fill(&packets, &msg->msg_iter, len,
-			       homa_payload_max(hsk->hnet, peer));
+	err = homa_msgout_fill(hsk->hnet, peer, &packets, &msg->msg_iter, len);
 	if (err)
 		return err;
 	spin_lock_bh(&hsk->lock);
@@ -396,9 +400,7 @@ static int homa_send_reply(struct homa_sock *hsk, struct msghdr *msg,
 	spin_unlock_bh(&hsk->lock);
 	if (!peer)
 		return -EINVAL;
-	skb_queue_head_init(&packets);
-	err = homa_msgout_fill(&packets, &msg->msg_iter, len,
-			       homa_payload_max(hsk->hnet, peer));
+	err = homa_msgout_fill(hsk->hnet, peer, &packets, &msg->msg_iter, len);
 	if (err)
 		return err;
 	spin_lock_bh(&hsk->lock);
