@@ -95,6 +95,18 @@ struct homa_peer {
 	/** @flow: the flow @dst was found for (addresses for headers). */
 	struct flowi flow;
 
+	/**
+	 * @last_heard: jiffies when a packet last came from the peer
+	 * (WRITE_ONCE in softirq, READ_ONCE in the timer).
+	 */
+	unsigned long last_heard;
+
+	/** @probe_tick: homa_net.timer_count when @probes was counted. */
+	u32 probe_tick;
+
+	/** @probes: probes the timer sent the peer in that firing. */
+	int probes;
+
 	/** @num_acks: valid entries in @ack_ids and @ack_ports. */
 	int num_acks;
 
@@ -151,6 +163,9 @@ struct homa_net {
 
 	/** @timer_jiffies: when the timer last fired. */
 	unsigned long timer_jiffies;
+
+	/** @timer_count: how many times the timer has fired. */
+	u32 timer_count;
 };
 
 /**
@@ -258,6 +273,9 @@ struct homa_rpc {
 
 	/** @resend_ticks: ticks since the last RESEND this side sent. */
 	int resend_ticks;
+
+	/** @probes: RESENDs or NEED_ACKs sent since the peer last spoke. */
+	int probes;
 
 	/** @hash_node: link in the socket's client or server RPC table. */
 	struct hlist_node hash_node;
@@ -471,6 +489,7 @@ struct homa_rpc *homa_rpc_find_server(struct homa_sock *hsk,
 				      u64 id);
 void homa_rpc_ready(struct homa_rpc *rpc);
 void homa_rpc_fail(struct homa_rpc *rpc, int err);
+void homa_msgin_reset(struct homa_rpc *rpc);
 void homa_rpc_end(struct homa_rpc *rpc);
 void homa_rpc_end_all(struct homa_sock *hsk);
 
@@ -503,6 +522,7 @@ int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags,
 		 int *addr_len);
 
 /* homa_timer.c */
+void homa_request_missing(struct homa_rpc *rpc);
 void homa_timer_start(struct homa_net *hnet);
 void homa_timer_stop(struct homa_net *hnet);
 

@@ -218,6 +218,7 @@ static void homa_rpc_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 			 const struct homa_pkt *pkt)
 {
 	rpc->silent_ticks = 0;
+	rpc->probes = 0;
 	/* After silence, the first RESEND goes out without waiting. */
 	rpc->resend_ticks = INT_MAX / 2;
 	switch (pkt->type) {
@@ -241,13 +242,18 @@ static void homa_rpc_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 		} else {
 			homa_metric_inc(rpc->hsk->hnet, HOMA_M_rpc_restarts);
 			rpc->state = RPC_OUTGOING;
-			skb_queue_purge(&rpc->msgin.packets);
+			homa_msgin_reset(rpc);
 			homa_msgout_restart(rpc);
 		}
 		break;
+	case NEED_ACK:
+		/* Not done yet: say what is still missing instead. */
+		if (!rpc->ready && !rpc->copying)
+			homa_request_missing(rpc);
+		break;
 	default:
-		/* BUSY only proves the peer is alive; NEED_ACK for a live RPC
-		 * and CUTOFFS need nothing yet.
+		/* BUSY only proves the peer is alive; CUTOFFS need nothing
+		 * yet.
 		 */
 		break;
 	}
@@ -341,6 +347,7 @@ static void homa_sock_pkt(struct homa_sock *hsk, struct sk_buff *skb,
 		kfree_skb(skb);
 		return;
 	}
+	WRITE_ONCE(peer->last_heard, jiffies);
 	spin_lock(&hsk->lock);
 	if (hsk->shutdown) {
 		spin_unlock(&hsk->lock);

@@ -257,6 +257,15 @@ static void homa_fill_addr(struct homa_rpc *rpc, struct msghdr *msg,
 	}
 }
 
+/* The peer's acks are full: send them to the RPC's server now. */
+static void homa_send_acks(struct homa_rpc *rpc)
+{
+	struct homa_pkt pkt = { .type = ACK };
+
+	homa_peer_take_acks(rpc->peer, &pkt, HOMA_MAX_ACKS_PER_PKT);
+	homa_rpc_xmit_control(rpc, &pkt);
+}
+
 /*
  * After the copy: fill in the results and move the RPC on (a server RPC
  * waits for its reply, a client RPC ends). Returns the message length or
@@ -288,8 +297,9 @@ static int homa_finish_recv(struct homa_sock *hsk, struct homa_rpc *rpc,
 	} else if (rpc->id & 1) {
 		rpc->state = RPC_IN_SERVICE;
 	} else {
-		if (!rpc->error)
-			homa_peer_add_ack(rpc->peer, rpc->id, rpc->dport);
+		if (!rpc->error &&
+		    homa_peer_add_ack(rpc->peer, rpc->id, rpc->dport))
+			homa_send_acks(rpc);
 		homa_rpc_end(rpc);
 	}
 	spin_unlock_bh(&hsk->lock);

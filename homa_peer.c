@@ -110,6 +110,7 @@ struct homa_peer *homa_peer_get(struct homa_net *hnet,
 	if (!peer)
 		return ERR_PTR(-ENOMEM);
 	peer->addr = *addr;
+	peer->last_heard = jiffies;
 	spin_lock_init(&peer->lock);
 	err = homa_peer_route(hnet, peer);
 	if (err) {

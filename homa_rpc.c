@@ -155,6 +155,25 @@ void homa_rpc_fail(struct homa_rpc *rpc, int err)
 }
 
 /**
+ * homa_msgin_reset() - Forget an incoming message: drop its packets and
+ * give back its buffers (those not yet handed to the application).
+ * @rpc: the RPC; the caller holds its socket's lock.
+ */
+void homa_msgin_reset(struct homa_rpc *rpc)
+{
+	struct homa_pool *pool = rpc->hsk->pool;
+	u32 i;
+
+	lockdep_assert_held(&rpc->hsk->lock);
+	skb_queue_purge(&rpc->msgin.packets);
+	for (i = 0; i < rpc->msgin.num_bpages && pool; i++)
+		homa_pool_release(&pool->state, rpc->msgin.bpage_offsets[i]);
+	rpc->msgin.num_bpages = 0;
+	rpc->msgin.length = -1;
+	rpc->msgin.granted = 0;
+}
+
+/**
  * homa_rpc_end() - Finish with an RPC: unlink it, release its buffers and
  * free it (unless recvmsg is copying from it; recvmsg frees it then).
  * @rpc: the RPC; the caller holds its socket's lock.
@@ -162,7 +181,6 @@ void homa_rpc_fail(struct homa_rpc *rpc, int err)
 void homa_rpc_end(struct homa_rpc *rpc)
 {
 	struct homa_sock *hsk = rpc->hsk;
-	u32 i;
 
 	lockdep_assert_held(&hsk->lock);
 	if (rpc->state == RPC_DEAD)
@@ -176,12 +194,7 @@ void homa_rpc_end(struct homa_rpc *rpc)
 	}
 	hsk->num_rpcs--;
 	skb_queue_purge(&rpc->msgout.packets);
-	skb_queue_purge(&rpc->msgin.packets);
-	/* Buffers not yet given to the application go back to the pool. */
-	for (i = 0; i < rpc->msgin.num_bpages && hsk->pool; i++)
-		homa_pool_release(&hsk->pool->state,
-				  rpc->msgin.bpage_offsets[i]);
-	rpc->msgin.num_bpages = 0;
+	homa_msgin_reset(rpc);
 	homa_metric_add(hsk->hnet, HOMA_M_rpcs_live, -1);
 	if (!rpc->copying)
 		kfree(rpc);

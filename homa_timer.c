@@ -8,14 +8,20 @@
 
 #include "homa_impl.h"
 
-/* A receiving RPC has waited long enough: ask for the first gap. */
-static void homa_timer_resend(struct homa_rpc *rpc)
+/**
+ * homa_request_missing() - Ask the peer for the first range of the
+ * incoming message that has not arrived (RESEND); with nothing received
+ * yet, ask for the start (a server still working answers BUSY).
+ * @rpc: the RPC; the caller holds its socket's lock.
+ */
+void homa_request_missing(struct homa_rpc *rpc)
 {
 	struct homa_msgin *in = &rpc->msgin;
 	struct homa_pkt pkt = { .type = RESEND };
 	struct homa_gap gap;
 	u32 granted;
 
+	lockdep_assert_held(&rpc->hsk->lock);
 	if (in->length < 0) {
 		/* Nothing yet: ask for the start; the server says BUSY. */
 		gap.start = 0;
@@ -56,38 +62,76 @@ static bool homa_timer_waiting(struct homa_rpc *rpc, bool *receiving)
 	return true;
 }
 
+/* Most RESEND and NEED_ACK packets the timer sends one peer per firing. */
+#define HOMA_PEER_PROBES_PER_TICK 8
+
+/*
+ * Unanswered probes before an RPC may time out: with 20% loss each way a
+ * probe and its answer both get through 64% of the time, so 8 failures
+ * in a row happen about once in 3500 silences.
+ */
+#define HOMA_TIMEOUT_PROBES 8
+
+/* May the timer send one more probe to @peer in this firing? */
+static bool homa_peer_probe_ok(struct homa_net *hnet, struct homa_peer *peer)
+{
+	if (peer->probe_tick != hnet->timer_count) {
+		peer->probe_tick = hnet->timer_count;
+		peer->probes = 0;
+	}
+	if (peer->probes >= HOMA_PEER_PROBES_PER_TICK)
+		return false;
+	peer->probes++;
+	return true;
+}
+
+/*
+ * Has the RPC's peer been silent for @ticks (ms)? An RPC only times out
+ * when its whole peer is silent: a peer busy answering others is alive.
+ */
+static bool homa_peer_silent(struct homa_peer *peer, int ticks)
+{
+	unsigned long heard = READ_ONCE(peer->last_heard);
+
+	return time_after_eq(jiffies, heard + msecs_to_jiffies(ticks));
+}
+
 static void homa_timer_rpc(struct homa_rpc *rpc, const struct homa_config *c,
 			   int ms)
 {
 	struct homa_pkt need_ack = { .type = NEED_ACK };
+	struct homa_net *hnet = rpc->hsk->hnet;
 	bool receiving;
+	int interval;
 
 	if (!homa_timer_waiting(rpc, &receiving))
 		return;
 	rpc->silent_ticks += ms;
 	rpc->resend_ticks += ms;
-	if (rpc->silent_ticks >= READ_ONCE(c->timeout_ticks)) {
-		homa_metric_inc(rpc->hsk->hnet, HOMA_M_rpc_timeouts);
+	if (rpc->silent_ticks >= READ_ONCE(c->timeout_ticks) &&
+	    rpc->probes >= HOMA_TIMEOUT_PROBES &&
+	    homa_peer_silent(rpc->peer, READ_ONCE(c->timeout_ticks))) {
+		homa_metric_inc(hnet, HOMA_M_rpc_timeouts);
 		if (rpc->id & 1)
 			homa_rpc_end(rpc);
 		else
 			homa_rpc_fail(rpc, -ETIMEDOUT);
 		return;
 	}
-	if (!receiving) {
-		if (rpc->resend_ticks >= READ_ONCE(c->request_ack_ticks)) {
-			rpc->resend_ticks = 0;
-			homa_rpc_xmit_control(rpc, &need_ack);
-		}
+	if (rpc->silent_ticks < (receiving ? READ_ONCE(c->resend_ticks) :
+				 READ_ONCE(c->request_ack_ticks)))
 		return;
-	}
-	if (rpc->silent_ticks < READ_ONCE(c->resend_ticks))
+	/* Each unanswered probe doubles the wait, up to 8 intervals. */
+	interval = READ_ONCE(c->resend_interval) << min(rpc->probes, 3);
+	if (rpc->resend_ticks < interval ||
+	    !homa_peer_probe_ok(hnet, rpc->peer))
 		return;
-	/* Packets reset resend_ticks high, so the first RESEND is at once. */
-	if (rpc->resend_ticks >= READ_ONCE(c->resend_interval)) {
-		rpc->resend_ticks = 0;
-		homa_timer_resend(rpc);
-	}
+	rpc->resend_ticks = 0;
+	rpc->probes++;
+	if (receiving)
+		homa_request_missing(rpc);
+	else
+		homa_rpc_xmit_control(rpc, &need_ack);
 }
 
 static void homa_timer_sock(struct homa_sock *hsk, int ms)
@@ -109,9 +153,15 @@ static void homa_timer_fire(struct timer_list *t)
 	struct homa_sock *hsk;
 	int bkt, ms;
 
-	/* A tick is a millisecond; the timer may fire less often. */
-	ms = clamp_t(int, jiffies_to_msecs(now - hnet->timer_jiffies), 1, 1000);
+	/*
+	 * A tick is a millisecond; the timer may fire less often. A late
+	 * firing (a starved CPU) counts as one jiffy only: silence that the
+	 * host itself caused must not time RPCs out.
+	 */
+	ms = clamp_t(int, jiffies_to_msecs(now - hnet->timer_jiffies), 1,
+		     jiffies_to_msecs(1));
 	hnet->timer_jiffies = now;
+	hnet->timer_count++;
 	rcu_read_lock();
 	hash_for_each_rcu(hnet->socktab.buckets, bkt, hsk, socktab_node)
 		homa_timer_sock(hsk, ms);

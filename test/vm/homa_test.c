@@ -17,7 +17,9 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/ioctl.h>
+#include <poll.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <sys/socket.h>
 
@@ -341,6 +343,9 @@ static void cmd_inject(int family)
 
 #define REGION_SIZE (64 << 20)
 
+/* Bytes of receive region servers register; "server" may lower it. */
+static size_t region_size = REGION_SIZE;
+
 union sockaddr_homa {
 	struct sockaddr sa;
 	struct sockaddr_in in4;
@@ -351,7 +356,7 @@ union sockaddr_homa {
 static char *setup_pool(int fd)
 {
 	struct homa_rcvbuf_args args;
-	char *region = mmap(NULL, REGION_SIZE, PROT_READ | PROT_WRITE,
+	char *region = mmap(NULL, region_size, PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (region == MAP_FAILED) {
@@ -359,7 +364,7 @@ static char *setup_pool(int fd)
 		exit(1);
 	}
 	args.start = (uintptr_t)region;
-	args.length = REGION_SIZE;
+	args.length = region_size;
 	if (setsockopt(fd, IPPROTO_HOMA, SO_HOMA_RCVBUF, &args,
 		       sizeof(args)) < 0) {
 		printf("# SO_HOMA_RCVBUF: %s\n", strerror(errno));
@@ -440,6 +445,14 @@ static void cmd_server(int family, int port)
 		if (do_send(fd, &from, buf, len, &sa) < 0)
 			printf("# server sendmsg: %s\n", strerror(errno));
 	}
+}
+
+/* server 4|6 PORT [BPAGES] */
+static void cmd_server_args(int argc, char **argv)
+{
+	if (argc == 5)
+		region_size = (size_t)atoi(argv[4]) * HOMA_BPAGE_SIZE;
+	cmd_server(atoi(argv[2]) == 6 ? AF_INET6 : AF_INET, atoi(argv[3]));
 }
 
 static double now_us(void)
@@ -535,11 +548,223 @@ static void cmd_client(const char *host, int port, int count, int size,
 	       rtt[count / 2], rtt[count * 99 / 100]);
 }
 
+/* A request and its recvmsg on one loopback socket pair. */
+struct api_env {
+	int srv, cli;
+	char *srv_region, *cli_region;
+	union sockaddr_homa srv_addr;
+};
+
+static void api_setup(struct api_env *e)
+{
+	e->srv = homa_socket(AF_INET);
+	e->cli = homa_socket(AF_INET);
+	expect_errno("bind 60", bind_port(e->srv, AF_INET, 60), 0);
+	e->srv_region = setup_pool(e->srv);
+	e->cli_region = setup_pool(e->cli);
+	parse_addr("127.0.0.1", 60, &e->srv_addr);
+}
+
+static void api_send_errors(struct api_env *e)
+{
+	struct homa_sendmsg_args sa = { 0 };
+	union sockaddr_homa a6 = { 0 };
+	char buf[16] = "hello";
+
+	sa.flags = 2;
+	expect_errno("sendmsg unknown flag",
+		     do_send(e->cli, &e->srv_addr, buf, 5, &sa), EINVAL);
+	sa.flags = 0;
+	sa.reserved = 1;
+	expect_errno("sendmsg reserved set",
+		     do_send(e->cli, &e->srv_addr, buf, 5, &sa), EINVAL);
+	sa.reserved = 0;
+	expect_errno("sendmsg zero length",
+		     do_send(e->cli, &e->srv_addr, buf, 0, &sa), EINVAL);
+	expect_errno("sendmsg too long",
+		     do_send(e->cli, &e->srv_addr, buf,
+			     HOMA_MAX_MESSAGE_LENGTH + 1, &sa), EINVAL);
+	a6.in6.sin6_family = AF_INET6;
+	a6.in6.sin6_port = htons(60);
+	expect_errno("sendmsg IPv6 address on IPv4 socket",
+		     do_send(e->cli, &a6, buf, 5, &sa), EAFNOSUPPORT);
+	sa.id = 12345;
+	expect_errno("reply to an RPC that is not ours",
+		     do_send(e->srv, &e->srv_addr, buf, 5, &sa), EINVAL);
+	sa.id = 0;
+	sa.completion_cookie = 0;
+}
+
+static void api_recv_errors(struct api_env *e)
+{
+	struct homa_recvmsg_args ra = { 0 };
+	union sockaddr_homa from;
+	struct msghdr h = { 0 };
+	int fd = homa_socket(AF_INET);
+
+	expect_errno("recvmsg without a pool", do_recv(fd, &ra, &from,
+						       MSG_DONTWAIT), EINVAL);
+	close(fd);
+	expect_errno("recvmsg nothing ready, DONTWAIT",
+		     do_recv(e->cli, &ra, &from, MSG_DONTWAIT), EAGAIN);
+	h.msg_control = &ra;
+	h.msg_controllen = sizeof(ra) - 1;
+	expect_errno("recvmsg short controllen", recvmsg(e->cli, &h, 0),
+		     EINVAL);
+	ra.reserved = 1;
+	expect_errno("recvmsg reserved set",
+		     do_recv(e->cli, &ra, &from, MSG_DONTWAIT), EINVAL);
+	ra.reserved = 0;
+	ra.num_bpages = HOMA_MAX_BPAGES + 1;
+	expect_errno("recvmsg too many bpages",
+		     do_recv(e->cli, &ra, &from, MSG_DONTWAIT), EINVAL);
+	ra.num_bpages = 1;
+	ra.bpage_offsets[0] = 3 * HOMA_BPAGE_SIZE;
+	expect_errno("recvmsg return a bpage that is not ours",
+		     do_recv(e->cli, &ra, &from, MSG_DONTWAIT), EINVAL);
+}
+
+/* One request/response; returns the client's recvmsg result. */
+static int api_rpc(struct api_env *e, int flags, __u64 *id)
+{
+	struct homa_sendmsg_args sa = { .flags = flags };
+	struct homa_recvmsg_args ra = { 0 };
+	union sockaddr_homa from;
+	char buf[100];
+	int len;
+
+	memset(buf, 'x', sizeof(buf));
+	expect_errno("sendmsg request",
+		     do_send(e->cli, &e->srv_addr, buf, 100, &sa), 0);
+	*id = sa.id;
+	if (sa.id == 0 || sa.id & 1)
+		fail("request id %llu not even", (unsigned long long)sa.id);
+	len = do_recv(e->srv, &ra, &from, 0);
+	if (len != 100 || ra.id != (sa.id | 1))
+		fail("server got len %d id %llu", len,
+		     (unsigned long long)ra.id);
+	memset(&sa, 0, sizeof(sa));
+	sa.id = ra.id;
+	expect_errno("reply", do_send(e->srv, &from, buf, 50, &sa), 0);
+	expect_errno("second reply to the same RPC",
+		     do_send(e->srv, &from, buf, 50, &sa), EINVAL);
+	/* Hand the request's buffers back. */
+	ra.id = 0;
+	expect_errno("return server bpages",
+		     do_recv(e->srv, &ra, &from, MSG_DONTWAIT), EAGAIN);
+	memset(&ra, 0, sizeof(ra));
+	ra.id = flags & HOMA_SENDMSG_PRIVATE ? *id : 0;
+	len = do_recv(e->cli, &ra, &from, 0);
+	if (len >= 0) {
+		if (ra.id != *id)
+			fail("response id %llu, want %llu",
+			     (unsigned long long)ra.id,
+			     (unsigned long long)*id);
+		ra.id = 0;
+		expect_errno("return the response's bpages",
+			     do_recv(e->cli, &ra, &from, MSG_DONTWAIT), EAGAIN);
+		expect_errno("bpages returned twice",
+			     do_recv(e->cli, &ra, &from, MSG_DONTWAIT), EINVAL);
+	}
+	return len;
+}
+
+static void api_private_abort(struct api_env *e)
+{
+	struct homa_sendmsg_args sa = { .flags = HOMA_SENDMSG_PRIVATE };
+	struct homa_abort_args ab = { 0 };
+	struct homa_recvmsg_args ra = { 0 };
+	union sockaddr_homa from;
+	struct pollfd pfd;
+	char buf[8] = "abc";
+	__u64 id;
+
+	if (api_rpc(e, HOMA_SENDMSG_PRIVATE, &id) != 50)
+		fail("private RPC");
+	if (api_rpc(e, 0, &id) != 50)
+		fail("shared RPC");
+	/* A private response is not given to a shared recvmsg. */
+	expect_errno("private request",
+		     do_send(e->cli, &e->srv_addr, buf, 3, &sa), 0);
+	ab.id = sa.id;
+	ab.error = ECANCELED;
+	expect_errno("HOMAIOCABORT one RPC with an error",
+		     ioctl(e->cli, HOMAIOCABORT, &ab), 0);
+	expect_errno("shared recvmsg skips the private RPC",
+		     do_recv(e->cli, &ra, &from, MSG_DONTWAIT), EAGAIN);
+	pfd.fd = e->cli;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLIN))
+		fail("poll: aborted RPC not readable");
+	ra.id = sa.id;
+	expect_errno("aborted RPC completes with its error",
+		     do_recv(e->cli, &ra, &from, 0), ECANCELED);
+	if (ra.id != sa.id)
+		fail("failed RPC's id not returned");
+	ab.id = 2;
+	expect_errno("HOMAIOCABORT unknown RPC",
+		     ioctl(e->cli, HOMAIOCABORT, &ab), EINVAL);
+}
+
+/*
+ * The user API over loopback: errno of every bad argument, private and
+ * shared RPCs, abort, poll, and shutdown waking a blocked recvmsg.
+ */
+static void cmd_api(void)
+{
+	struct homa_recvmsg_args ra = { 0 };
+	union sockaddr_homa from;
+	struct api_env e;
+	pid_t pid;
+
+	api_setup(&e);
+	api_send_errors(&e);
+	api_recv_errors(&e);
+	api_private_abort(&e);
+	close(e.srv);
+	close(e.cli);
+	/* A fresh socket with nothing to receive: recvmsg blocks. */
+	e.srv = homa_socket(AF_INET);
+	setup_pool(e.srv);
+	pid = fork();
+	if (pid == 0) {
+		usleep(200000);
+		shutdown(e.srv, SHUT_RDWR);
+		_exit(0);
+	}
+	expect_errno("shutdown wakes a blocked recvmsg",
+		     do_recv(e.srv, &ra, &from, 0), ESHUTDOWN);
+	waitpid(pid, NULL, 0);
+	close(e.srv);
+}
+
+/* One request to a server that will vanish: recvmsg gives ETIMEDOUT. */
+static void cmd_expect_timeout(const char *host, int port)
+{
+	union sockaddr_homa to, from;
+	int family = parse_addr(host, port, &to);
+	int fd = homa_socket(family);
+	struct homa_recvmsg_args ra = { 0 };
+	struct homa_sendmsg_args sa = { 0 };
+	char buf[3000];
+
+	setup_pool(fd);
+	memset(buf, 1, sizeof(buf));
+	expect_errno("sendmsg", do_send(fd, &to, buf, sizeof(buf), &sa), 0);
+	printf("sent\n");
+	fflush(stdout);
+	expect_errno("recvmsg after the server vanished",
+		     do_recv(fd, &ra, &from, 0), ETIMEDOUT);
+	if (ra.id != sa.id)
+		fail("timed-out RPC's id not returned");
+}
+
 static void print_usage(void)
 {
 	printf("Usage: %s sockets | bind | hold PORT | try_bind PORT |\n"
 	       "       sockopt | ioctl | inject4 | inject6 |\n"
-	       "       server 4|6 PORT | client ADDR PORT COUNT SIZE WINDOW\n",
+	       "       server 4|6 PORT [BPAGES] | api | expect_timeout ADDR PORT |\n"
+	       "       client ADDR PORT COUNT SIZE WINDOW\n",
 	       "homa_test");
 	exit(2);
 }
@@ -565,9 +790,12 @@ int main(int argc, char **argv)
 		cmd_inject(AF_INET);
 	else if (!strcmp(argv[1], "inject6"))
 		cmd_inject(AF_INET6);
-	else if (!strcmp(argv[1], "server") && argc == 4)
-		cmd_server(atoi(argv[2]) == 6 ? AF_INET6 : AF_INET,
-			   atoi(argv[3]));
+	else if (!strcmp(argv[1], "server") && (argc == 4 || argc == 5))
+		cmd_server_args(argc, argv);
+	else if (!strcmp(argv[1], "api"))
+		cmd_api();
+	else if (!strcmp(argv[1], "expect_timeout") && argc == 4)
+		cmd_expect_timeout(argv[2], atoi(argv[3]));
 	else if (!strcmp(argv[1], "client") && argc == 7)
 		cmd_client(argv[2], atoi(argv[3]), atoi(argv[4]),
 			   atoi(argv[5]), atoi(argv[6]));

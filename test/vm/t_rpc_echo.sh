@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Echo RPCs, one at a time, between two hosts joined by a veth pair, over
-# IPv4 and IPv6, with sizes around the packet boundary, 1 MB and random
-# sizes; every response is checked byte for byte. Offloads (GRO, TSO) off,
-# the veth default.
+# Echo RPCs between two hosts joined by a veth pair, over IPv4 and IPv6:
+# one at a time with sizes around the packet boundary and 1 MB, then random
+# sizes 4 at a time, then 1000 outstanding at once; every response is
+# checked byte for byte. Offloads (GRO, TSO) off, the veth default.
 #
 #   [rpc1] veth1 10.1.0.1 fd00::1 ---- veth2 10.1.0.2 fd00::2 [rpc2]
 # shellcheck source=test/vm/lib.sh
@@ -27,11 +27,16 @@ for size in 1 1399 1400 1424 1425 100000 1000000; do
 	check "IPv6 echo $size B" in_ns rpc1 "$HOMA_TEST" client fd00::2 41 \
 		20 "$size" 1
 done
-check "IPv4 random sizes" in_ns rpc1 "$HOMA_TEST" client 10.1.0.2 40 20 0 1
-check "IPv6 random sizes" in_ns rpc1 "$HOMA_TEST" client fd00::2 41 20 0 1
-# Not yet: many RPCs outstanding at once time out (see the closing note of
-# the data-path work); they join this test when that is fixed.
-echo "# client rpc1: $(metric rpc1 rpcs_live) live RPCs," \
-	"$(metric rpc1 resends_sent) resends"
+check "IPv4 random sizes, 4 at a time" in_ns rpc1 "$HOMA_TEST" client \
+	10.1.0.2 40 50 0 4
+check "IPv6 random sizes, 4 at a time" in_ns rpc1 "$HOMA_TEST" client \
+	fd00::2 41 50 0 4
+check "IPv4 1000 concurrent RPCs" in_ns rpc1 "$HOMA_TEST" client \
+	10.1.0.2 40 1000 100 1000
+check "IPv6 1000 concurrent RPCs" in_ns rpc1 "$HOMA_TEST" client \
+	fd00::2 41 1000 100 1000
+check_eq "client RPCs all freed" "$(metric rpc1 rpcs_live)" 0
+echo "# client rpc1: $(metric rpc1 resends_sent) resends," \
+	"$(metric rpc1 rpc_timeouts) timeouts"
 cat /tmp/server4.out /tmp/server6.out | sed 's/^/# /'
 finish
