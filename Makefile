@@ -6,6 +6,7 @@
 #   make vmtest     boot the Debian kernel in a VM and run test/vm
 #   make test       all of the above, ending in "N passed, N failed"
 #   make demo       build, boot, load Homa, open sockets (the main job)
+#   make rtt        small-RPC round trip, Homa vs TCP, in the VM (a figure)
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 TOOLS := $(TOP)/.tools
@@ -18,7 +19,7 @@ KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
 		tail -n 1; fi)
 KVER = $(patsubst linux-headers-%,%,$(notdir $(realpath $(KDIR))))
 
-.PHONY: all modules setup check unit vmtest test demo clean print-kdir
+.PHONY: all modules setup check unit vmtest test demo rtt clean print-kdir
 
 all: modules
 
@@ -45,6 +46,9 @@ demo: modules
 
 print-kdir:
 	@echo $(KDIR)
+
+rtt: modules
+	@$(TOP)/scripts/rtt_compare.sh
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(TOP) clean

@@ -13,6 +13,8 @@
 
 #include "homa_impl.h"
 
+static void homa_pool_retry(struct homa_sock *hsk);
+
 /**
  * homa_pool_setup() - Give a socket its receive region (SO_HOMA_RCVBUF).
  * @hsk: the socket.
@@ -46,6 +48,8 @@ int homa_pool_setup(struct homa_sock *hsk, const struct homa_rcvbuf_args *args)
 	if (!hsk->pool) {
 		hsk->pool = pool;
 		pool = NULL;
+		/* Messages that arrived before the pool get their space. */
+		homa_pool_retry(hsk);
 	}
 	spin_unlock_bh(&hsk->lock);
 	if (!pool)
@@ -343,8 +347,15 @@ int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags,
 	if (err)
 		return err;
 	rpc = homa_wait_ready(hsk, args.id, flags & MSG_DONTWAIT);
-	if (IS_ERR(rpc))
+	if (IS_ERR(rpc)) {
+		/* The buffers are back: a retry must not return them again. */
+		if (args.num_bpages) {
+			args.num_bpages = 0;
+			if (copy_to_user(uargs, &args, sizeof(args)))
+				return -EFAULT;
+		}
 		return PTR_ERR(rpc);
+	}
 	__skb_queue_head_init(&packets);
 	spin_lock_bh(&hsk->lock);
 	skb_queue_splice_init(&rpc->msgin.packets, &packets);

@@ -196,6 +196,9 @@ void homa_rpc_end(struct homa_rpc *rpc)
 	skb_queue_purge(&rpc->msgout.packets);
 	homa_msgin_reset(rpc);
 	homa_metric_add(hsk->hnet, HOMA_M_rpcs_live, -1);
+	/* A thread waiting for this RPC must learn that it is gone. */
+	WRITE_ONCE(hsk->ready_gen, hsk->ready_gen + 1);
+	hsk->inet.sk.sk_data_ready(&hsk->inet.sk);
 	if (!rpc->copying)
 		kfree(rpc);
 }

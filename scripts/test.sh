@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run every suite: static checks, unit tests, VM tests. Each suite ends
+# Run every suite: static checks, manual pages, unit tests, VM tests. Each suite ends
 # with "<suite>: N passed, N failed"; this script sums them into one closing
 # line "N passed, N failed" and fails if any suite failed or said nothing.
 # Usage: scripts/test.sh   (make test)
@@ -36,6 +36,7 @@ suite() {
 
 "$TOP/scripts/setup.sh" || exit 1
 suite check "$TOP/scripts/check.sh"
+suite man "$TOP/scripts/check_man.sh"
 suite unit make --no-print-directory -C "$TOP/test/unit"
 suite vmtest make --no-print-directory -C "$TOP" vmtest
 echo "test: took $(($(date +%s) - start)) s"

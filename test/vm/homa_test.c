@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/ioctl.h>
 #include <poll.h>
 #include <sys/mman.h>
@@ -628,7 +630,7 @@ static void api_recv_errors(struct api_env *e)
 static int api_rpc(struct api_env *e, int flags, __u64 *id)
 {
 	struct homa_sendmsg_args sa = { .flags = flags };
-	struct homa_recvmsg_args ra = { 0 };
+	struct homa_recvmsg_args ra = { 0 }, again;
 	union sockaddr_homa from;
 	char buf[100];
 	int len;
@@ -652,6 +654,10 @@ static int api_rpc(struct api_env *e, int flags, __u64 *id)
 	ra.id = 0;
 	expect_errno("return server bpages",
 		     do_recv(e->srv, &ra, &from, MSG_DONTWAIT), EAGAIN);
+	if (ra.num_bpages != 0)
+		fail("num_bpages not cleared after the bpages went back");
+	expect_errno("retry with the same arguments",
+		     do_recv(e->srv, &ra, &from, MSG_DONTWAIT), EAGAIN);
 	memset(&ra, 0, sizeof(ra));
 	ra.id = flags & HOMA_SENDMSG_PRIVATE ? *id : 0;
 	len = do_recv(e->cli, &ra, &from, 0);
@@ -661,10 +667,12 @@ static int api_rpc(struct api_env *e, int flags, __u64 *id)
 			     (unsigned long long)ra.id,
 			     (unsigned long long)*id);
 		ra.id = 0;
+		again = ra;
 		expect_errno("return the response's bpages",
 			     do_recv(e->cli, &ra, &from, MSG_DONTWAIT), EAGAIN);
 		expect_errno("bpages returned twice",
-			     do_recv(e->cli, &ra, &from, MSG_DONTWAIT), EINVAL);
+			     do_recv(e->cli, &again, &from, MSG_DONTWAIT),
+			     EINVAL);
 	}
 	return len;
 }
@@ -759,12 +767,89 @@ static void cmd_expect_timeout(const char *host, int port)
 		fail("timed-out RPC's id not returned");
 }
 
+/* Read or write exactly @len bytes of a stream; false at EOF or error. */
+static bool tcp_io(int fd, char *buf, size_t len, bool rd)
+{
+	ssize_t n;
+
+	while (len) {
+		n = rd ? read(fd, buf, len) : write(fd, buf, len);
+		if (n <= 0)
+			return false;
+		buf += n;
+		len -= n;
+	}
+	return true;
+}
+
+/* TCP echo server for comparisons: 4-byte length, then the message. */
+static void cmd_tcp_server(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(port) };
+	int lfd = socket(AF_INET, SOCK_STREAM, 0), fd, one = 1;
+	char *buf = malloc(HOMA_MAX_MESSAGE_LENGTH);
+	__u32 len;
+
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(lfd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    listen(lfd, 16) < 0) {
+		printf("# tcp server: %s\n", strerror(errno));
+		exit(1);
+	}
+	printf("serving %d\n", port);
+	fflush(stdout);
+	while ((fd = accept(lfd, NULL, NULL)) >= 0) {
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		while (tcp_io(fd, (char *)&len, 4, true) &&
+		       len <= HOMA_MAX_MESSAGE_LENGTH &&
+		       tcp_io(fd, buf, len, true) &&
+		       tcp_io(fd, (char *)&len, 4, false) &&
+		       tcp_io(fd, buf, len, false))
+			;
+		close(fd);
+	}
+}
+
+/* Sequential TCP echo RPCs of @size bytes; prints RTTs like "client". */
+static void cmd_tcp_client(const char *host, int port, int count, int size)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(port) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1, i;
+	double *rtt = calloc(count, sizeof(double)), start;
+	char *buf = calloc(1, size), *got = malloc(size);
+	__u32 len = size;
+
+	inet_pton(AF_INET, host, &a.sin_addr);
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		fail("tcp connect: %s", strerror(errno));
+		exit(1);
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	for (i = 0; i < count; i++) {
+		start = now_us();
+		if (!tcp_io(fd, (char *)&len, 4, false) ||
+		    !tcp_io(fd, buf, size, false) ||
+		    !tcp_io(fd, (char *)&len, 4, true) ||
+		    !tcp_io(fd, got, size, true)) {
+			fail("tcp echo %d", i);
+			exit(1);
+		}
+		rtt[i] = now_us() - start;
+	}
+	qsort(rtt, count, sizeof(double), cmp_double);
+	printf("rpcs %d size %d p50_us %.0f p99_us %.0f\n", count, size,
+	       rtt[count / 2], rtt[count * 99 / 100]);
+}
+
 static void print_usage(void)
 {
 	printf("Usage: %s sockets | bind | hold PORT | try_bind PORT |\n"
 	       "       sockopt | ioctl | inject4 | inject6 |\n"
 	       "       server 4|6 PORT [BPAGES] | api | expect_timeout ADDR PORT |\n"
-	       "       client ADDR PORT COUNT SIZE WINDOW\n",
+	       "       client ADDR PORT COUNT SIZE WINDOW |\n"
+	       "       tcp_server PORT | tcp_client ADDR PORT COUNT SIZE\n",
 	       "homa_test");
 	exit(2);
 }
@@ -796,6 +881,11 @@ int main(int argc, char **argv)
 		cmd_api();
 	else if (!strcmp(argv[1], "expect_timeout") && argc == 4)
 		cmd_expect_timeout(argv[2], atoi(argv[3]));
+	else if (!strcmp(argv[1], "tcp_server") && argc == 3)
+		cmd_tcp_server(atoi(argv[2]));
+	else if (!strcmp(argv[1], "tcp_client") && argc == 6)
+		cmd_tcp_client(argv[2], atoi(argv[3]), atoi(argv[4]),
+			       atoi(argv[5]));
 	else if (!strcmp(argv[1], "client") && argc == 7)
 		cmd_client(argv[2], atoi(argv[3]), atoi(argv[4]),
 			   atoi(argv[5]), atoi(argv[6]));
