@@ -500,7 +500,7 @@ void homa_xmit_control(struct homa_sock *hsk, struct homa_peer *peer,
 		       struct homa_pkt *pkt);
 void homa_rpc_xmit_control(struct homa_rpc *rpc, struct homa_pkt *pkt);
 u32 homa_payload_max(struct homa_net *hnet, struct homa_peer *peer);
-int homa_msgout_fill(struct homa_net *hnet, struct homa_peer *peer,
+int homa_msgout_fill(struct homa_sock *hsk, struct homa_peer *peer,
 		     struct sk_buff_head *out, struct iov_iter *iter,
 		     u32 length);
 void homa_msgout_attach(struct homa_rpc *rpc, struct sk_buff_head *packets,
@@ -508,6 +508,7 @@ void homa_msgout_attach(struct homa_rpc *rpc, struct sk_buff_head *packets,
 void homa_xmit_data(struct homa_rpc *rpc);
 void homa_resend_data(struct homa_rpc *rpc, u32 start, u32 end);
 void homa_msgout_restart(struct homa_rpc *rpc);
+bool homa_sock_writeable(struct homa_sock *hsk);
 int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t len);
 
 /* homa_incoming.c (also homa_softirq and the error handlers above) */

@@ -6,6 +6,8 @@
  * used are dropped, each reason with its own counter.
  */
 
+#include <linux/icmp.h>
+#include <linux/icmpv6.h>
 #include <linux/ip.h>
 
 #include "homa_impl.h"
@@ -418,26 +420,80 @@ drop:
 	return 0;
 }
 
+/*
+ * An ICMP error names a packet this host sent: fail the client RPC it
+ * belonged to with @err (a server RPC just ends). @h is the returned
+ * packet's Homa header, whose first HOMA_ICMP_HDR bytes are present.
+ */
+static void homa_icmp_rpc(struct homa_net *hnet, const void *h, int err)
+{
+	const struct homa_common_hdr *common = h;
+	u64 id = be64_to_cpu(common->sender_id);
+	struct homa_sock *hsk;
+	struct homa_rpc *rpc;
+
+	homa_metric_inc(hnet, HOMA_M_icmp_errors);
+	if (!err)
+		return;
+	rcu_read_lock();
+	hsk = homa_sock_find(hnet, be16_to_cpu(common->sport));
+	if (hsk && !(id & 1)) {
+		spin_lock(&hsk->lock);
+		rpc = hsk->shutdown ? NULL : homa_rpc_find_client(hsk, id);
+		if (rpc) {
+			homa_metric_inc(hnet, HOMA_M_rpc_icmp_failures);
+			homa_rpc_fail(rpc, err);
+		}
+		spin_unlock(&hsk->lock);
+	}
+	rcu_read_unlock();
+}
+
+/* Bytes of the returned Homa header the error handlers need. */
+#define HOMA_ICMP_HDR sizeof(struct homa_common_hdr)
+
 /**
- * homa_err_handler_v4() - Note an ICMP error about a Homa packet we sent.
- * @skb: the ICMP packet, at the returned IP header.
+ * homa_err_handler_v4() - Handle an ICMP error about a Homa packet this
+ * host sent: port unreachable fails its RPC with ENOTCONN, protocol
+ * unreachable with EPROTONOSUPPORT, other unreachables with EHOSTUNREACH.
+ * @skb: the ICMP packet, data at the returned IP header.
  * @info: ICMP information (e.g. the MTU).
  *
  * Return: 0.
  */
 int homa_err_handler_v4(struct sk_buff *skb, u32 info)
 {
-	homa_metric_inc(homa_net(dev_net(skb->dev)), HOMA_M_icmp_errors);
+	struct homa_net *hnet = homa_net(dev_net(skb->dev));
+	const struct iphdr *iph = (const struct iphdr *)skb->data;
+	int type = icmp_hdr(skb)->type, code = icmp_hdr(skb)->code;
+	int hlen = iph->ihl * 4, err = 0;
+
+	if (!pskb_may_pull(skb, hlen + HOMA_ICMP_HDR)) {
+		homa_metric_inc(hnet, HOMA_M_icmp_errors);
+		return 0;
+	}
+	iph = (const struct iphdr *)skb->data;
+	if (type == ICMP_DEST_UNREACH) {
+		if (code == ICMP_PORT_UNREACH)
+			err = -ENOTCONN;
+		else if (code == ICMP_PROT_UNREACH)
+			err = -EPROTONOSUPPORT;
+		else if (code != ICMP_FRAG_NEEDED)
+			err = -EHOSTUNREACH;
+	}
+	homa_icmp_rpc(hnet, skb->data + hlen, err);
 	return 0;
 }
 
 /**
- * homa_err_handler_v6() - Note an ICMPv6 error about a Homa packet we sent.
- * @skb: the ICMPv6 packet.
+ * homa_err_handler_v6() - Handle an ICMPv6 error about a Homa packet this
+ * host sent, as homa_err_handler_v4() does (an unknown next header is
+ * IPv6's protocol unreachable).
+ * @skb: the ICMPv6 packet, data at the returned IPv6 header.
  * @opt: IPv6 options of the packet.
  * @type: ICMPv6 type.
  * @code: ICMPv6 code.
- * @offset: offset of the returned packet's header in @skb.
+ * @offset: offset of the returned packet's Homa header in @skb.
  * @info: ICMPv6 information.
  *
  * Return: 0.
@@ -445,6 +501,17 @@ int homa_err_handler_v4(struct sk_buff *skb, u32 info)
 int homa_err_handler_v6(struct sk_buff *skb, struct inet6_skb_parm *opt,
 			u8 type, u8 code, int offset, __be32 info)
 {
-	homa_metric_inc(homa_net(dev_net(skb->dev)), HOMA_M_icmp_errors);
+	struct homa_net *hnet = homa_net(dev_net(skb->dev));
+	int err = 0;
+
+	if (offset < 0 || !pskb_may_pull(skb, offset + HOMA_ICMP_HDR)) {
+		homa_metric_inc(hnet, HOMA_M_icmp_errors);
+		return 0;
+	}
+	if (type == ICMPV6_DEST_UNREACH)
+		err = code == ICMPV6_PORT_UNREACH ? -ENOTCONN : -EHOSTUNREACH;
+	else if (type == ICMPV6_PARAMPROB && code == ICMPV6_UNK_NEXTHDR)
+		err = -EPROTONOSUPPORT;
+	homa_icmp_rpc(hnet, skb->data + offset, err);
 	return 0;
 }

@@ -63,6 +63,7 @@ static const struct {
 	HOMA_METRIC(pool_stalls,
 		    "messages that waited for receive buffer space"),
 	HOMA_METRIC(rpcs_live, "RPCs alive now (gauge)"),
+	HOMA_METRIC(rpc_icmp_failures, "client RPCs failed by an ICMP error"),
 };
 
 #undef HOMA_METRIC

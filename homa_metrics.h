@@ -52,6 +52,7 @@
  * @HOMA_M_rpcs_acked: server RPCs freed by a client ack.
  * @HOMA_M_pool_stalls: messages that waited for receive buffer space.
  * @HOMA_M_rpcs_live: RPCs alive now (gauge).
+ * @HOMA_M_rpc_icmp_failures: client RPCs failed by an ICMP error.
  * @HOMA_NUM_METRICS: the number of metrics.
  */
 enum homa_metric {
@@ -93,6 +94,7 @@ enum homa_metric {
 	HOMA_M_rpcs_acked,
 	HOMA_M_pool_stalls,
 	HOMA_M_rpcs_live,
+	HOMA_M_rpc_icmp_failures,
 	HOMA_NUM_METRICS
 };
 

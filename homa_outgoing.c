@@ -136,7 +136,8 @@ u32 homa_payload_max(struct homa_net *hnet, struct homa_peer *peer)
 /**
  * homa_msgout_fill() - Copy a message from user space into DATA packets
  * sized for the route to its destination.
- * @hnet: the namespace's Homa host.
+ * @hsk: the sending socket; the packets are charged to its transmit
+ *       memory until they are freed.
  * @peer: the destination.
  * @out: an uninitialised list that receives the packets (not yet visible
  *       to anyone else).
@@ -148,11 +149,12 @@ u32 homa_payload_max(struct homa_net *hnet, struct homa_peer *peer)
  *
  * Return: 0, -ENOMEM, or -EFAULT (the list is empty then).
  */
-int homa_msgout_fill(struct homa_net *hnet, struct homa_peer *peer,
+int homa_msgout_fill(struct homa_sock *hsk, struct homa_peer *peer,
 		     struct sk_buff_head *out, struct iov_iter *iter,
 		     u32 length)
 {
-	u32 payload = homa_payload_max(hnet, peer);
+	u32 payload = homa_payload_max(hsk->hnet, peer);
+	struct sock *sk = &hsk->inet.sk;
 	u32 offset, n;
 
 	skb_queue_head_init(out);
@@ -165,6 +167,8 @@ int homa_msgout_fill(struct homa_net *hnet, struct homa_peer *peer,
 		if (!skb)
 			goto nomem;
 		skb_reserve(skb, HOMA_SKB_HEADROOM);
+		/* Kept until the RPC ends: counts against wmem_max. */
+		skb_set_owner_w(skb, sk);
 		skb_put(skb, sizeof(struct homa_data_hdr));
 		if (copy_from_iter(skb_put(skb, n), n, iter) != n) {
 			kfree_skb(skb);
@@ -349,7 +353,7 @@ static int homa_send_request(struct homa_sock *hsk, struct msghdr *msg,
 	peer = homa_peer_get(hsk->hnet, &addr);
 	if (IS_ERR(peer))
 		return PTR_ERR(peer);
-	err = homa_msgout_fill(hsk->hnet, peer, &packets, &msg->msg_iter, len);
+	err = homa_msgout_fill(hsk, peer, &packets, &msg->msg_iter, len);
 	if (err)
 		return err;
 	spin_lock_bh(&hsk->lock);
@@ -400,7 +404,7 @@ static int homa_send_reply(struct homa_sock *hsk, struct msghdr *msg,
 	spin_unlock_bh(&hsk->lock);
 	if (!peer)
 		return -EINVAL;
-	err = homa_msgout_fill(hsk->hnet, peer, &packets, &msg->msg_iter, len);
+	err = homa_msgout_fill(hsk, peer, &packets, &msg->msg_iter, len);
 	if (err)
 		return err;
 	spin_lock_bh(&hsk->lock);
@@ -417,6 +421,39 @@ static int homa_send_reply(struct homa_sock *hsk, struct msghdr *msg,
 	spin_unlock_bh(&hsk->lock);
 	skb_queue_purge(&packets);
 	return err;
+}
+
+/**
+ * homa_sock_writeable() - May the socket queue another message?
+ * @hsk: the socket.
+ *
+ * Return: true while the packets it holds use less than wmem_max bytes.
+ */
+bool homa_sock_writeable(struct homa_sock *hsk)
+{
+	/* sk_wmem_alloc starts at 1 for the socket itself. */
+	return refcount_read(&hsk->inet.sk.sk_wmem_alloc) - 1 <
+	       (unsigned int)READ_ONCE(hsk->hnet->config.wmem_max);
+}
+
+/* A writer waiting for transmit memory may go on. */
+static bool homa_wmem_wake(struct homa_sock *hsk)
+{
+	return homa_sock_writeable(hsk) || READ_ONCE(hsk->shutdown);
+}
+
+/* Wait for transmit memory; 0, or -EAGAIN, -ESHUTDOWN, -EINTR. */
+static int homa_wait_wmem(struct homa_sock *hsk, bool nonblocking)
+{
+	wait_queue_head_t *wq = sk_sleep(&hsk->inet.sk);
+
+	if (homa_sock_writeable(hsk))
+		return 0;
+	if (nonblocking)
+		return -EAGAIN;
+	if (wait_event_interruptible(*wq, homa_wmem_wake(hsk)))
+		return -EINTR;
+	return READ_ONCE(hsk->shutdown) ? -ESHUTDOWN : 0;
 }
 
 /**
@@ -446,6 +483,9 @@ int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 		return -EINVAL;
 	if (READ_ONCE(hsk->shutdown))
 		return -ESHUTDOWN;
+	err = homa_wait_wmem(hsk, msg->msg_flags & MSG_DONTWAIT);
+	if (err)
+		return err;
 	if (args.id == 0) {
 		err = homa_send_request(hsk, msg, len, &args);
 		if (!err && copy_to_user(uargs, &args, sizeof(args)))

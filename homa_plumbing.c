@@ -16,6 +16,21 @@
 
 unsigned int homa_net_id __read_mostly;
 
+/* Packets were freed: wake writers once there is room again. */
+static void homa_write_space(struct sock *sk)
+{
+	struct socket_wq *wq;
+
+	if (!homa_sk(sk)->hnet || !homa_sock_writeable(homa_sk(sk)))
+		return;
+	rcu_read_lock();
+	wq = rcu_dereference(sk->sk_wq);
+	if (skwq_has_sleeper(wq))
+		wake_up_interruptible_poll(&wq->wait, EPOLLOUT | EPOLLWRNORM |
+					   EPOLLWRBAND);
+	rcu_read_unlock();
+}
+
 static int homa_sk_init(struct sock *sk)
 {
 	struct homa_sock *hsk = homa_sk(sk);
@@ -24,6 +39,7 @@ static int homa_sk_init(struct sock *sk)
 
 	/* Softirq lookups find sockets under RCU: free them after a grace. */
 	sock_set_flag(sk, SOCK_RCU_FREE);
+	sk->sk_write_space = homa_write_space;
 	spin_lock_init(&hsk->lock);
 	INIT_LIST_HEAD(&hsk->active_rpcs);
 	INIT_LIST_HEAD(&hsk->ready_rpcs);
@@ -133,9 +149,11 @@ static __poll_t homa_poll(struct file *file, struct socket *sock,
 			  poll_table *wait)
 {
 	struct sock *sk = sock->sk;
-	__poll_t mask = EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND;
+	__poll_t mask = 0;
 
 	sock_poll_wait(file, sock, wait);
+	if (homa_sock_writeable(homa_sk(sk)))
+		mask |= EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND;
 	if (READ_ONCE(homa_sk(sk)->shutdown) ||
 	    !list_empty(&homa_sk(sk)->ready_rpcs))
 		mask |= EPOLLIN | EPOLLRDNORM;

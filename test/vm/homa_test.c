@@ -746,8 +746,61 @@ static void cmd_api(void)
 	close(e.srv);
 }
 
-/* One request to a server that will vanish: recvmsg gives ETIMEDOUT. */
-static void cmd_expect_timeout(const char *host, int port)
+/*
+ * Transmit memory (run with net.homa.wmem_max at 10000 against a server
+ * that never answers): requests pile up until sendmsg says EAGAIN and
+ * POLLOUT clears; aborting them frees the memory and POLLOUT returns.
+ */
+static void cmd_wmem(const char *host, int port)
+{
+	struct homa_abort_args ab = { 0 };
+	struct homa_sendmsg_args sa;
+	struct pollfd pfd = { .events = POLLOUT };
+	union sockaddr_homa to;
+	int fd, i, sent = 0, err = 0;
+	struct iovec iov;
+	struct msghdr h;
+	char buf[5000];
+
+	parse_addr(host, port, &to);
+	fd = homa_socket(AF_INET);
+	pfd.fd = fd;
+	memset(buf, 2, sizeof(buf));
+	for (i = 0; i < 20 && !err; i++) {
+		memset(&sa, 0, sizeof(sa));
+		memset(&h, 0, sizeof(h));
+		iov.iov_base = buf;
+		iov.iov_len = sizeof(buf);
+		h.msg_name = &to;
+		h.msg_namelen = sizeof(to.in4);
+		h.msg_iov = &iov;
+		h.msg_iovlen = 1;
+		h.msg_control = &sa;
+		if (sendmsg(fd, &h, MSG_DONTWAIT) < 0)
+			err = errno;
+		else
+			sent++;
+	}
+	if (err != EAGAIN || sent < 1)
+		fail("wmem: %d sent, then %s; want EAGAIN", sent,
+		     strerror(err));
+	if (poll(&pfd, 1, 0) != 0)
+		fail("POLLOUT set with transmit memory full");
+	expect_errno("abort all", ioctl(fd, HOMAIOCABORT, &ab), 0);
+	if (poll(&pfd, 1, 1000) != 1 || !(pfd.revents & POLLOUT))
+		fail("POLLOUT not back after the abort");
+	memset(&sa, 0, sizeof(sa));
+	expect_errno("sendmsg after the abort",
+		     do_send(fd, &to, buf, sizeof(buf), &sa), 0);
+	printf("# %d requests fit in transmit memory\n", sent);
+	close(fd);
+}
+
+/*
+ * One request that must fail with @want: a server that will vanish gives
+ * ETIMEDOUT, a host that does not exist EHOSTUNREACH (ICMP).
+ */
+static void cmd_expect_error(const char *host, int port, int want)
 {
 	union sockaddr_homa to, from;
 	int family = parse_addr(host, port, &to);
@@ -761,10 +814,10 @@ static void cmd_expect_timeout(const char *host, int port)
 	expect_errno("sendmsg", do_send(fd, &to, buf, sizeof(buf), &sa), 0);
 	printf("sent\n");
 	fflush(stdout);
-	expect_errno("recvmsg after the server vanished",
-		     do_recv(fd, &ra, &from, 0), ETIMEDOUT);
+	expect_errno("recvmsg of the failed RPC", do_recv(fd, &ra, &from, 0),
+		     want);
 	if (ra.id != sa.id)
-		fail("timed-out RPC's id not returned");
+		fail("failed RPC's id not returned");
 }
 
 /* Read or write exactly @len bytes of a stream; false at EOF or error. */
@@ -847,9 +900,11 @@ static void print_usage(void)
 {
 	printf("Usage: %s sockets | bind | hold PORT | try_bind PORT |\n"
 	       "       sockopt | ioctl | inject4 | inject6 |\n"
-	       "       server 4|6 PORT [BPAGES] | api | expect_timeout ADDR PORT |\n"
+	       "       server 4|6 PORT [BPAGES] | api |\n"
+	       "       expect_timeout ADDR PORT | expect_unreach ADDR PORT |\n"
 	       "       client ADDR PORT COUNT SIZE WINDOW |\n"
-	       "       tcp_server PORT | tcp_client ADDR PORT COUNT SIZE\n",
+	       "       tcp_server PORT | tcp_client ADDR PORT COUNT SIZE |\n"
+	       "       wmem ADDR PORT\n",
 	       "homa_test");
 	exit(2);
 }
@@ -880,7 +935,11 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[1], "api"))
 		cmd_api();
 	else if (!strcmp(argv[1], "expect_timeout") && argc == 4)
-		cmd_expect_timeout(argv[2], atoi(argv[3]));
+		cmd_expect_error(argv[2], atoi(argv[3]), ETIMEDOUT);
+	else if (!strcmp(argv[1], "expect_unreach") && argc == 4)
+		cmd_expect_error(argv[2], atoi(argv[3]), EHOSTUNREACH);
+	else if (!strcmp(argv[1], "wmem") && argc == 4)
+		cmd_wmem(argv[2], atoi(argv[3]));
 	else if (!strcmp(argv[1], "tcp_server") && argc == 3)
 		cmd_tcp_server(atoi(argv[2]));
 	else if (!strcmp(argv[1], "tcp_client") && argc == 6)

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# ICMP errors fail RPCs: a request to an address on the link where no host
+# answers ARP makes the kernel return ICMP host unreachable, and the client
+# RPC fails with EHOSTUNREACH (long before any timeout, which is raised
+# out of the way here).
+#
+#   [icmp1] veth1 10.7.0.1 ---- veth2 10.7.0.2 [icmp2]; 10.7.0.99: nobody
+# shellcheck source=test/vm/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+ns_add icmp1
+ns_add icmp2
+ip link add veth1 netns icmp1 type veth peer name veth2 netns icmp2
+ip -n icmp1 addr add 10.7.0.1/24 dev veth1
+ip -n icmp2 addr add 10.7.0.2/24 dev veth2
+ip -n icmp1 link set veth1 up
+ip -n icmp2 link set veth2 up
+in_ns icmp1 sysctl -q -w net.homa.timeout_ticks=100000 \
+	net.ipv4.neigh.veth1.mcast_solicit=1 \
+	net.ipv4.neigh.veth1.retrans_time_ms=100
+check "EHOSTUNREACH for a host that is not there" \
+	in_ns icmp1 "$HOMA_TEST" expect_unreach 10.7.0.99 100
+check "ICMP failure counted" test "$(metric icmp1 rpc_icmp_failures)" -ge 1
+check_eq "client RPC freed" "$(metric icmp1 rpcs_live)" 0
+finish
