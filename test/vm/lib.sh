@@ -30,6 +30,38 @@ ns_add() {
 	ip -n "$1" link set lo up
 }
 
+# link_pair NS1 NS2 NET4 [NET6]: create two namespaces joined by a veth
+# pair, veth1 in NS1 with NET4.1 (and NET6::1), veth2 in NS2 with NET4.2
+# (and NET6::2); NET4 is the first three octets, e.g. 10.1.0.
+link_pair() {
+	ns_add "$1"
+	ns_add "$2"
+	ip link add veth1 netns "$1" type veth peer name veth2 netns "$2"
+	ip -n "$1" addr add "$3.1/24" dev veth1
+	ip -n "$2" addr add "$3.2/24" dev veth2
+	if [ $# -ge 4 ]; then
+		ip -n "$1" addr add "$4::1/64" dev veth1 nodad
+		ip -n "$2" addr add "$4::2/64" dev veth2 nodad
+	fi
+	ip -n "$1" link set veth1 up
+	ip -n "$2" link set veth2 up
+}
+
+# serve NS ARGS...: start "homa_test server ARGS" in NS in the background
+# and wait until it is bound (a request sent earlier would be dropped).
+serve() {
+	local ns=$1 out
+	shift
+	out=$(mktemp /tmp/server.XXXXXX)
+	in_ns "$ns" "$HOMA_TEST" server "$@" > "$out" 2>&1 &
+	for _ in $(seq 100); do
+		grep -q '^serving' "$out" && return 0
+		sleep 0.1
+	done
+	echo "# FAIL: server $* in $ns did not start: $(cat "$out")"
+	FAILED=1
+}
+
 # in_ns NAME CMD...: run a command inside a namespace.
 in_ns() {
 	local ns=$1

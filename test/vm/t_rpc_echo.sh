@@ -8,19 +8,10 @@
 # shellcheck source=test/vm/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-ns_add rpc1
-ns_add rpc2
-ip link add veth1 netns rpc1 type veth peer name veth2 netns rpc2
-ip -n rpc1 addr add 10.1.0.1/24 dev veth1
-ip -n rpc2 addr add 10.1.0.2/24 dev veth2
-ip -n rpc1 addr add fd00::1/64 dev veth1 nodad
-ip -n rpc2 addr add fd00::2/64 dev veth2 nodad
-ip -n rpc1 link set veth1 up
-ip -n rpc2 link set veth2 up
+link_pair rpc1 rpc2 10.1.0 fd00
 
-in_ns rpc2 "$HOMA_TEST" server 4 40 > /tmp/server4.out 2>&1 &
-in_ns rpc2 "$HOMA_TEST" server 6 41 > /tmp/server6.out 2>&1 &
-sleep 1
+serve rpc2 4 40
+serve rpc2 6 41
 for size in 1 1399 1400 1424 1425 100000 1000000; do
 	check "IPv4 echo $size B" in_ns rpc1 "$HOMA_TEST" client 10.1.0.2 40 \
 		20 "$size" 1
@@ -38,5 +29,4 @@ check "IPv6 1000 concurrent RPCs" in_ns rpc1 "$HOMA_TEST" client \
 check_eq "client RPCs all freed" "$(metric rpc1 rpcs_live)" 0
 echo "# client rpc1: $(metric rpc1 resends_sent) resends," \
 	"$(metric rpc1 rpc_timeouts) timeouts"
-cat /tmp/server4.out /tmp/server6.out | sed 's/^/# /'
 finish

@@ -8,13 +8,7 @@
 # shellcheck source=test/vm/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-ns_add icmp1
-ns_add icmp2
-ip link add veth1 netns icmp1 type veth peer name veth2 netns icmp2
-ip -n icmp1 addr add 10.7.0.1/24 dev veth1
-ip -n icmp2 addr add 10.7.0.2/24 dev veth2
-ip -n icmp1 link set veth1 up
-ip -n icmp2 link set veth2 up
+link_pair icmp1 icmp2 10.7.0
 in_ns icmp1 sysctl -q -w net.homa.timeout_ticks=100000 \
 	net.ipv4.neigh.veth1.mcast_solicit=1 \
 	net.ipv4.neigh.veth1.retrans_time_ms=100

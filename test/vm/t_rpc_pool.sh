@@ -6,8 +6,7 @@
 source "$(dirname "$0")/lib.sh"
 
 ns_add pool1
-in_ns pool1 "$HOMA_TEST" server 4 80 5 > /tmp/pool_server.out 2>&1 &
-sleep 1
+serve pool1 4 80 5
 check "40 large RPCs through a 5-bpage pool" in_ns pool1 "$HOMA_TEST" \
 	client 127.0.0.1 80 40 250000 8
 check "the pool stalled (the test exercised waiting)" \

@@ -6,14 +6,8 @@
 # shellcheck source=test/vm/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-ns_add to1
-ns_add to2
-ip link add veth1 netns to1 type veth peer name veth2 netns to2
-ip -n to1 addr add 10.3.0.1/24 dev veth1
-ip -n to2 addr add 10.3.0.2/24 dev veth2
-ip -n to1 link set veth1 up
-ip -n to2 link set veth2 up
-# A server that never answers: its pool holds one bpage, and it never reads.
+link_pair to1 to2 10.3.0
+# A server that never answers: it has no buffer pool and never reads.
 in_ns to2 python3 -c '
 import socket, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, 146)
