@@ -22,6 +22,9 @@ mkdir -p "$BUILD"
 gcc -Wall -Wextra -Werror -O2 -I"$TOP" -o "$BUILD/homa_test" \
 	"$VM_DIR/homa_test.c"
 
+# One VM at a time on this machine (2 CPUs): wait for the others.
+exec 9> "${HOMA_VM_LOCK:-/tmp/homa-vm.lock}"
+flock 9
 log="$BUILD/vm.log"
 echo "vmtest: booting $kver under emulation (about 30 s)"
 timeout 1500 vng --run "$kernel" --disable-kvm --memory 2G --cpus 2 \
