@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * Pacing the sender's output. Homa keeps the NIC's queue short
+ * (max_nic_queue_ns) so that a short message that turns up later can
+ * still go out ahead of a long one: packets beyond that wait in the
+ * host's throttle queue, and the pacer releases them in SRPT order, with
+ * a small share (pacer_fifo_fraction) for the oldest message. The queue
+ * is not measured but estimated: every packet handed to the NIC moves the
+ * time at which the NIC will be idle forward by the packet's time on the
+ * wire at link_mbps.
+ */
+
+#include "homa_pace.h"
+
+/**
+ * homa_pace_init() - Start with an idle NIC and no FIFO credit.
+ * @s: the state to initialise.
+ * @now: the current time (ns).
+ */
+void homa_pace_init(struct homa_pace_state *s, u64 now)
+{
+	s->link_idle = now;
+	s->fifo_credit = 0;
+}
+
+/**
+ * homa_pace_wire_ns() - Time a packet takes to leave the NIC.
+ * @bytes: length of the IP packet (IP header included); shorter packets
+ *         than HOMA_PACE_MIN_IP_BYTES are padded to that on the wire.
+ * @link_mbps: link rate in Mbit/s (0 counts as 1).
+ *
+ * Return: ns to send @bytes plus HOMA_PACE_ETH_OVERHEAD at @link_mbps,
+ * rounded up.
+ */
+u64 homa_pace_wire_ns(u32 bytes, u32 link_mbps)
+{
+	u64 wire = bytes < HOMA_PACE_MIN_IP_BYTES ? HOMA_PACE_MIN_IP_BYTES :
+						     bytes;
+
+	if (link_mbps == 0)
+		link_mbps = 1;
+	wire += HOMA_PACE_ETH_OVERHEAD;
+	/* bits * 1000 / Mbit/s = ns */
+	return div_u64(wire * 8000 + link_mbps - 1, link_mbps);
+}
+
+/**
+ * homa_pace_queue_ns() - The NIC queue, in time.
+ * @s: the pacer's state.
+ * @now: the current time (ns).
+ *
+ * Return: ns until the NIC will have sent everything handed to it (0 if
+ * it is idle).
+ */
+u64 homa_pace_queue_ns(const struct homa_pace_state *s, u64 now)
+{
+	return s->link_idle > now ? s->link_idle - now : 0;
+}
+
+/**
+ * homa_pace_may_send() - May a packet join the NIC queue now?
+ * @s: the pacer's state.
+ * @p: the configuration.
+ * @now: the current time (ns).
+ *
+ * Return: 1 if the queue is at most @p->max_nic_queue_ns, else 0.
+ */
+int homa_pace_may_send(const struct homa_pace_state *s,
+		       const struct homa_pace_params *p, u64 now)
+{
+	return homa_pace_queue_ns(s, now) <= p->max_nic_queue_ns;
+}
+
+/**
+ * homa_pace_wait_ns() - How long until a packet may join the NIC queue
+ * (for the pacer's timer).
+ * @s: the pacer's state.
+ * @p: the configuration.
+ * @now: the current time (ns).
+ *
+ * Return: 0 if homa_pace_may_send() is true now, else the ns after which
+ * it will be (if nothing else is sent meanwhile).
+ */
+u64 homa_pace_wait_ns(const struct homa_pace_state *s,
+		      const struct homa_pace_params *p, u64 now)
+{
+	u64 queue = homa_pace_queue_ns(s, now);
+
+	return queue > p->max_nic_queue_ns ? queue - p->max_nic_queue_ns : 0;
+}
+
+/**
+ * homa_pace_sent() - Account for a packet handed to the NIC.
+ * @s: the pacer's state.
+ * @p: the configuration.
+ * @now: the current time (ns).
+ * @bytes: length of the IP packet.
+ *
+ * The NIC becomes idle homa_pace_wire_ns() after the later of @now and
+ * the time it would have become idle before.
+ */
+void homa_pace_sent(struct homa_pace_state *s,
+		    const struct homa_pace_params *p, u64 now, u32 bytes)
+{
+	u64 start = s->link_idle > now ? s->link_idle : now;
+
+	s->link_idle = start + homa_pace_wire_ns(bytes, p->link_mbps);
+}
+
+/**
+ * homa_pace_bypass() - Does a packet skip the pacer?
+ * @p: the configuration.
+ * @msg_length: length of the message the packet belongs to.
+ * @control: nonzero for a control packet (GRANT, RESEND, ACK ...).
+ *
+ * Control packets and the packets of messages shorter than
+ * @p->throttle_min_bytes are always sent at once (and counted in the
+ * queue estimate): they are short, and delaying them delays far more.
+ *
+ * Return: 1 if the packet skips the pacer, else 0.
+ */
+int homa_pace_bypass(const struct homa_pace_params *p, u32 msg_length,
+		     int control)
+{
+	return control || msg_length < p->throttle_min_bytes;
+}
+
+/**
+ * homa_pace_xmit() - Decide whether a packet goes now or is throttled.
+ * @s: the pacer's state; the packet is accounted when it goes.
+ * @p: the configuration.
+ * @now: the current time (ns).
+ * @bytes: length of the IP packet.
+ * @msg_length: length of its message.
+ * @control: nonzero for a control packet.
+ * @throttled: nonzero if the throttle queue holds messages.
+ *
+ * A packet that homa_pace_bypass() lets through goes. Otherwise it waits
+ * if other messages are throttled (the pacer releases them in SRPT
+ * order, this one's message among them), and else goes if
+ * homa_pace_may_send().
+ *
+ * Return: HOMA_PACE_SEND (and @s accounts for the packet) or
+ * HOMA_PACE_THROTTLE (and @s is unchanged).
+ */
+int homa_pace_xmit(struct homa_pace_state *s, const struct homa_pace_params *p,
+		   u64 now, u32 bytes, u32 msg_length, int control,
+		   int throttled)
+{
+	if (!homa_pace_bypass(p, msg_length, control)) {
+		if (throttled || !homa_pace_may_send(s, p, now))
+			return HOMA_PACE_THROTTLE;
+	}
+	homa_pace_sent(s, p, now, bytes);
+	return HOMA_PACE_SEND;
+}
+
+/**
+ * homa_pace_pick() - Choose the throttled message the pacer sends next.
+ * @s: the pacer's state.
+ * @p: the configuration.
+ * @cands: the throttled messages.
+ * @n: number of entries in @cands.
+ * @fifo: set to 1 if the message was chosen as the oldest, else 0.
+ *
+ * Normally the message with the fewest bytes remaining (ties: the older,
+ * then the lower index). When @p->fifo_fraction is not 0, the FIFO
+ * credit is positive and the oldest message (ties: fewer bytes
+ * remaining, then lower index) is another one, the oldest goes instead.
+ * The caller reports what it then sends with homa_pace_charge().
+ *
+ * Return: the index in @cands, or -ENOENT if @n is 0.
+ */
+int homa_pace_pick(const struct homa_pace_state *s,
+		   const struct homa_pace_params *p,
+		   const struct homa_pace_cand *cands, u32 n, int *fifo)
+{
+	u32 srpt = 0, oldest = 0, i;
+
+	*fifo = 0;
+	if (n == 0)
+		return -ENOENT;
+	for (i = 1; i < n; i++) {
+		if (cands[i].remaining < cands[srpt].remaining ||
+		    (cands[i].remaining == cands[srpt].remaining &&
+		     cands[i].birth < cands[srpt].birth))
+			srpt = i;
+		if (cands[i].birth < cands[oldest].birth ||
+		    (cands[i].birth == cands[oldest].birth &&
+		     cands[i].remaining < cands[oldest].remaining))
+			oldest = i;
+	}
+	if (p->fifo_fraction != 0 && s->fifo_credit > 0 && oldest != srpt) {
+		*fifo = 1;
+		return oldest;
+	}
+	return srpt;
+}
+
+/**
+ * homa_pace_charge() - Account bytes the pacer released for the FIFO
+ * share.
+ * @s: the pacer's state.
+ * @p: the configuration.
+ * @bytes: bytes released.
+ * @fifo: the @fifo that homa_pace_pick() gave for the message.
+ *
+ * SRPT bytes add @bytes * fifo_fraction to the credit; FIFO bytes take
+ * away @bytes * (1000 - fifo_fraction); the credit stays within
+ * +-HOMA_PACE_FIFO_MAX_CREDIT. So over time about fifo_fraction per
+ * mille of the paced bytes belong to the oldest messages.
+ */
+void homa_pace_charge(struct homa_pace_state *s,
+		      const struct homa_pace_params *p, u32 bytes, int fifo)
+{
+	s64 frac = p->fifo_fraction < 1000 ? p->fifo_fraction : 1000;
+
+	if (fifo)
+		s->fifo_credit -= (s64)bytes * (1000 - frac);
+	else
+		s->fifo_credit += (s64)bytes * frac;
+	if (s->fifo_credit > HOMA_PACE_FIFO_MAX_CREDIT)
+		s->fifo_credit = HOMA_PACE_FIFO_MAX_CREDIT;
+	if (s->fifo_credit < -HOMA_PACE_FIFO_MAX_CREDIT)
+		s->fifo_credit = -HOMA_PACE_FIFO_MAX_CREDIT;
+}

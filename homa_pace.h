@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0+ */
+/*
+ * The sender's pacer decisions: an estimate of the NIC's transmit
+ * queue (the time at which it will be idle), whether a packet may go now,
+ * which packets skip the pacer, and which throttled message the pacer
+ * sends next. homa_pace.c is a decision file: the caller passes the time
+ * (ns, any clock that increases) and holds its own locks.
+ */
+
+#ifndef _HOMA_PACE_H
+#define _HOMA_PACE_H
+
+#include "homa_types.h"
+
+/*
+ * Bytes an Ethernet frame costs on the wire beyond its IP packet:
+ * preamble and start delimiter 8, MAC header 14, FCS 4, inter-frame gap 12.
+ */
+#define HOMA_PACE_ETH_OVERHEAD 38
+
+/* Shortest IP packet an Ethernet frame carries (64-byte minimum frame). */
+#define HOMA_PACE_MIN_IP_BYTES 46
+
+/* A suggested throttle_min_bytes: shorter messages skip the pacer. */
+#define HOMA_PACE_DEFAULT_THROTTLE_MIN 1000
+
+/*
+ * Most FIFO credit the pacer saves up (per-mille bytes): the oldest
+ * message may catch up by at most one 64 KB packet's worth at a time.
+ */
+#define HOMA_PACE_FIFO_MAX_CREDIT (65536LL * 1000)
+
+/**
+ * struct homa_pace_params - the configuration the pacer uses.
+ */
+struct homa_pace_params {
+	/** @link_mbps: uplink rate in Mbit/s (0 counts as 1). */
+	u32 link_mbps;
+
+	/** @max_nic_queue_ns: longest NIC queue a new packet may join. */
+	u32 max_nic_queue_ns;
+
+	/** @fifo_fraction: per mille of paced bytes for the oldest message. */
+	u32 fifo_fraction;
+
+	/** @throttle_min_bytes: messages shorter than this skip the pacer. */
+	u32 throttle_min_bytes;
+};
+
+/**
+ * struct homa_pace_state - the pacer's memory: one per host, kept by the
+ * caller under its pacer lock.
+ */
+struct homa_pace_state {
+	/**
+	 * @link_idle: time (ns) at which the NIC will have sent every packet
+	 * handed to it so far.
+	 */
+	u64 link_idle;
+
+	/**
+	 * @fifo_credit: SRPT bytes released times fifo_fraction, less FIFO
+	 * bytes released times (1000 - fifo_fraction); the oldest message
+	 * goes next while it is positive.
+	 */
+	s64 fifo_credit;
+};
+
+/**
+ * struct homa_pace_cand - one throttled message waiting for the pacer.
+ */
+struct homa_pace_cand {
+	/** @id: the RPC's id; not used by the decision, kept for the caller. */
+	u64 id;
+
+	/** @birth: when the message was queued; smaller is older. */
+	u64 birth;
+
+	/** @remaining: bytes of the message still to transmit. */
+	u32 remaining;
+};
+
+/* homa_pace_xmit() verdicts. */
+#define HOMA_PACE_SEND 1
+#define HOMA_PACE_THROTTLE 0
+
+void homa_pace_init(struct homa_pace_state *s, u64 now);
+u64 homa_pace_wire_ns(u32 bytes, u32 link_mbps);
+u64 homa_pace_queue_ns(const struct homa_pace_state *s, u64 now);
+int homa_pace_may_send(const struct homa_pace_state *s,
+		       const struct homa_pace_params *p, u64 now);
+u64 homa_pace_wait_ns(const struct homa_pace_state *s,
+		      const struct homa_pace_params *p, u64 now);
+void homa_pace_sent(struct homa_pace_state *s,
+		    const struct homa_pace_params *p, u64 now, u32 bytes);
+int homa_pace_bypass(const struct homa_pace_params *p, u32 msg_length,
+		     int control);
+int homa_pace_xmit(struct homa_pace_state *s, const struct homa_pace_params *p,
+		   u64 now, u32 bytes, u32 msg_length, int control,
+		   int throttled);
+int homa_pace_pick(const struct homa_pace_state *s,
+		   const struct homa_pace_params *p,
+		   const struct homa_pace_cand *cands, u32 n, int *fifo);
+void homa_pace_charge(struct homa_pace_state *s,
+		      const struct homa_pace_params *p, u32 bytes, int fifo);
+
+#endif /* _HOMA_PACE_H */

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * RTT-adaptive windows. Each host measures its RTT to each peer
+ * (the probes and their timestamps are the caller's business) and folds
+ * the samples into an RFC 6298 estimator kept in ns, which gives the
+ * retransmission timeout, plus the minimum ever seen, which gives the
+ * scheduled window (three minimum RTTs of bytes at link rate) and, with
+ * the overcommitment, max_incoming. A recent RTT far above the minimum
+ * signals congestion. The sender's unscheduled window is AIMD: it halves
+ * when unscheduled bytes make up less than 40% of what the sender sends
+ * while its throttle queue is not empty, and grows back by an eighth of
+ * its maximum per interval in which nothing was throttled.
+ */
+
+#include "homa_rtt.h"
+
+/**
+ * homa_rtt_init() - Start an estimator with no samples.
+ * @r: the state to initialise.
+ */
+void homa_rtt_init(struct homa_rtt *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+/**
+ * homa_rtt_sample() - Fold one RTT measurement into the estimate.
+ * @r: the peer's estimator.
+ * @rtt_ns: the measured RTT in ns (0 counts as 1, more than
+ *          HOMA_RTT_MAX_SAMPLE_NS as that).
+ *
+ * The first sample R sets srtt = R and rttvar = R / 2. Each later one
+ * sets rttvar = (3 * rttvar + |srtt - R|) / 4, then
+ * srtt = (7 * srtt + R) / 8 (RFC 6298, section 2, in integer ns rounded
+ * down). rtt_min is the smallest sample ever; the sample also goes into
+ * the ring of recent samples.
+ */
+void homa_rtt_sample(struct homa_rtt *r, u64 rtt_ns)
+{
+	u64 diff;
+
+	if (rtt_ns == 0)
+		rtt_ns = 1;
+	if (rtt_ns > HOMA_RTT_MAX_SAMPLE_NS)
+		rtt_ns = HOMA_RTT_MAX_SAMPLE_NS;
+	if (r->num_samples == 0) {
+		r->srtt = rtt_ns;
+		r->rttvar = rtt_ns >> 1;
+		r->rtt_min = rtt_ns;
+	} else {
+		diff = r->srtt > rtt_ns ? r->srtt - rtt_ns : rtt_ns - r->srtt;
+		r->rttvar = (3 * r->rttvar + diff) >> 2;
+		r->srtt = (7 * r->srtt + rtt_ns) >> 3;
+		if (rtt_ns < r->rtt_min)
+			r->rtt_min = rtt_ns;
+	}
+	r->recent[r->next] = rtt_ns;
+	r->next = (r->next + 1) % HOMA_RTT_RECENT;
+	if (r->num_samples != 0xffffffffU)
+		r->num_samples++;
+}
+
+/**
+ * homa_rtt_congested() - Does the path to the peer look congested?
+ * @r: the peer's estimator.
+ *
+ * The signal uses the smallest of the recent samples (the last
+ * HOMA_RTT_RECENT, or all if there are fewer), so one delayed sample
+ * alone does not raise it: only queues that persist do.
+ *
+ * Return: 1 if that sample exceeds HOMA_RTT_CONGESTION_FACTOR times
+ * rtt_min, else 0 (also with no samples).
+ */
+int homa_rtt_congested(const struct homa_rtt *r)
+{
+	u32 n = r->num_samples < HOMA_RTT_RECENT ? r->num_samples :
+						   HOMA_RTT_RECENT;
+	u64 low;
+	u32 i;
+
+	if (n == 0)
+		return 0;
+	low = r->recent[0];
+	for (i = 1; i < n; i++)
+		if (r->recent[i] < low)
+			low = r->recent[i];
+	return low > HOMA_RTT_CONGESTION_FACTOR * r->rtt_min;
+}
+
+/**
+ * homa_rtt_sched_window() - The scheduled window for messages from the
+ * peer.
+ * @r: the peer's estimator.
+ * @link_mbps: the link rate in Mbit/s (values above 2^26 count as 2^26).
+ *
+ * Return: HOMA_RTT_WINDOW_RTTS * rtt_min * link rate, in bytes (rounded
+ * down, at most 0xffffffff); 0 if there is no sample yet (the caller then
+ * keeps its configured window).
+ */
+u32 homa_rtt_sched_window(const struct homa_rtt *r, u32 link_mbps)
+{
+	u64 bytes;
+
+	if (link_mbps > (1U << 26))
+		link_mbps = 1U << 26;
+	/* ns * Mbit/s = bits / 1000; 3 * rtt_min < 2^38: no overflow. */
+	bytes = div_u64(HOMA_RTT_WINDOW_RTTS * r->rtt_min * link_mbps, 8000);
+	return bytes > 0xffffffffULL ? 0xffffffffU : (u32)bytes;
+}
+
+/**
+ * homa_rtt_max_incoming() - The receiver's limit on granted-but-
+ * unreceived bytes for a window.
+ * @window: the scheduled window in bytes.
+ * @max_overcommit: messages granted to at once.
+ *
+ * Return: @window * @max_overcommit.
+ */
+u64 homa_rtt_max_incoming(u32 window, u32 max_overcommit)
+{
+	return (u64)window * max_overcommit;
+}
+
+/**
+ * homa_rtt_rto() - The retransmission timeout.
+ * @r: the peer's estimator.
+ * @min_ns: the shortest timeout allowed.
+ * @max_ns: the longest timeout allowed (wins over @min_ns).
+ *
+ * Return: srtt + 4 * rttvar limited to [@min_ns, @max_ns]; @max_ns if
+ * there is no sample yet.
+ */
+u64 homa_rtt_rto(const struct homa_rtt *r, u64 min_ns, u64 max_ns)
+{
+	u64 rto;
+
+	if (r->num_samples == 0)
+		return max_ns;
+	rto = r->srtt + 4 * r->rttvar;
+	if (rto < min_ns)
+		rto = min_ns;
+	if (rto > max_ns)
+		rto = max_ns;
+	return rto;
+}
+
+/**
+ * homa_rtt_unsched_init() - Start a sender's unscheduled window.
+ * @u: the state to initialise.
+ * @window: the starting window (e.g. net.homa.unsched_bytes).
+ */
+void homa_rtt_unsched_init(struct homa_rtt_unsched *u, u32 window)
+{
+	u->window = window;
+	u->unsched_bytes = 0;
+	u->total_bytes = 0;
+}
+
+/**
+ * homa_rtt_unsched_sent() - Count bytes the sender transmitted.
+ * @u: the sender's state.
+ * @bytes: bytes of message data sent.
+ * @unscheduled: nonzero if they were sent without a grant.
+ * @throttled: nonzero if the throttle queue held messages when they were
+ *             sent; only such bytes are counted.
+ */
+void homa_rtt_unsched_sent(struct homa_rtt_unsched *u, u32 bytes,
+			   int unscheduled, int throttled)
+{
+	if (!throttled)
+		return;
+	u->total_bytes += bytes;
+	if (unscheduled)
+		u->unsched_bytes += bytes;
+}
+
+/**
+ * homa_rtt_unsched_update() - End an interval (e.g. one RTT or one timer
+ * tick) and adapt the unscheduled window.
+ * @u: the sender's state; the counts start again from 0.
+ * @throttled: nonzero if the throttle queue holds messages now.
+ * @min_window: the smallest window allowed.
+ * @max_window: the largest window allowed (e.g. net.homa.unsched_bytes;
+ *              wins over @min_window).
+ *
+ * If bytes were sent while throttled and less than
+ * HOMA_RTT_UNSCHED_MIN_PCT percent of them were unscheduled, the window
+ * halves. If nothing was sent while throttled and nothing is throttled
+ * now, it grows by @max_window / HOMA_RTT_UNSCHED_GROW_DIV (at least 1).
+ * Otherwise it stays. The result is then limited to
+ * [@min_window, @max_window].
+ *
+ * Return: the new window.
+ */
+u32 homa_rtt_unsched_update(struct homa_rtt_unsched *u, int throttled,
+			    u32 min_window, u32 max_window)
+{
+	u64 window = u->window;
+	u32 step;
+
+	if (u->total_bytes != 0 && u->unsched_bytes * 100 <
+	    (u64)HOMA_RTT_UNSCHED_MIN_PCT * u->total_bytes) {
+		window >>= 1;
+	} else if (u->total_bytes == 0 && !throttled) {
+		step = max_window / HOMA_RTT_UNSCHED_GROW_DIV;
+		window += step ? step : 1;
+	}
+	if (window < min_window)
+		window = min_window;
+	if (window > max_window)
+		window = max_window;
+	u->window = (u32)window;
+	u->unsched_bytes = 0;
+	u->total_bytes = 0;
+	return u->window;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0+ */
+/*
+ * Per-peer round-trip times and the windows that follow from
+ * them: the RTT estimator (minimum, smoothed RTT and variance as in
+ * RFC 6298, in ns), the congestion signal, the scheduled window and
+ * max_incoming of a receiver, the sender's adaptive unscheduled window,
+ * and the retransmission timeout. homa_rtt.c is a decision file: the
+ * caller measures the samples and keeps the state.
+ */
+
+#ifndef _HOMA_RTT_H
+#define _HOMA_RTT_H
+
+#include "homa_types.h"
+
+/* Recent samples kept for the congestion signal. */
+#define HOMA_RTT_RECENT 4
+
+/* Congestion: recent RTTs above this many times the minimum. */
+#define HOMA_RTT_CONGESTION_FACTOR 8
+
+/* The scheduled window covers this many minimum RTTs at link rate. */
+#define HOMA_RTT_WINDOW_RTTS 3
+
+/* Longest sample taken at face value (60 s); longer ones count as this. */
+#define HOMA_RTT_MAX_SAMPLE_NS (60ULL * 1000 * 1000 * 1000)
+
+/*
+ * The unscheduled window halves when unscheduled bytes are less than
+ * this percentage of the bytes sent while messages were throttled.
+ */
+#define HOMA_RTT_UNSCHED_MIN_PCT 40
+
+/* The unscheduled window grows by 1/this of its maximum per interval. */
+#define HOMA_RTT_UNSCHED_GROW_DIV 8
+
+/**
+ * struct homa_rtt - what a host knows about its RTT to one peer.
+ */
+struct homa_rtt {
+	/** @rtt_min: smallest sample so far (ns); 0 before the first. */
+	u64 rtt_min;
+
+	/** @srtt: smoothed RTT (ns), RFC 6298 SRTT. */
+	u64 srtt;
+
+	/** @rttvar: RTT variation (ns), RFC 6298 RTTVAR. */
+	u64 rttvar;
+
+	/** @recent: the last HOMA_RTT_RECENT samples (a ring). */
+	u64 recent[HOMA_RTT_RECENT];
+
+	/** @next: entry of @recent the next sample goes to. */
+	u32 next;
+
+	/** @num_samples: samples taken (stops at 0xffffffff). */
+	u32 num_samples;
+};
+
+/**
+ * struct homa_rtt_unsched - a sender's adaptive unscheduled window and
+ * what it sent in the current interval.
+ */
+struct homa_rtt_unsched {
+	/** @window: bytes of a message it may send before any grant. */
+	u32 window;
+
+	/**
+	 * @unsched_bytes: unscheduled bytes sent this interval while
+	 * messages were throttled.
+	 */
+	u64 unsched_bytes;
+
+	/** @total_bytes: all bytes sent this interval while throttled. */
+	u64 total_bytes;
+};
+
+void homa_rtt_init(struct homa_rtt *r);
+void homa_rtt_sample(struct homa_rtt *r, u64 rtt_ns);
+int homa_rtt_congested(const struct homa_rtt *r);
+u32 homa_rtt_sched_window(const struct homa_rtt *r, u32 link_mbps);
+u64 homa_rtt_max_incoming(u32 window, u32 max_overcommit);
+u64 homa_rtt_rto(const struct homa_rtt *r, u64 min_ns, u64 max_ns);
+void homa_rtt_unsched_init(struct homa_rtt_unsched *u, u32 window);
+void homa_rtt_unsched_sent(struct homa_rtt_unsched *u, u32 bytes,
+			   int unscheduled, int throttled);
+u32 homa_rtt_unsched_update(struct homa_rtt_unsched *u, int throttled,
+			    u32 min_window, u32 max_window);
+
+#endif /* _HOMA_RTT_H */

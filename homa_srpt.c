@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * Grant scheduling on the receiver. The messages that still need
+ * grants are ranked shortest remaining first; a sender's uplink carries
+ * one message at a time at full speed, so every peer gets its best message
+ * in before any peer gets a second one. The first max_overcommit of that
+ * order are granted a window beyond what has arrived, as far as
+ * max_incoming allows (the best ranked are served first), and every so
+ * often the oldest message that is not among them gets a FIFO grant, so
+ * that a long message under a steady stream of short ones still finishes.
+ * The work is O(max_overcommit^2 * n) for n candidates.
+ */
+
+#include "homa_srpt.h"
+
+/* Could this message use a grant at all? */
+static int homa_srpt_eligible(const struct homa_srpt_cand *c)
+{
+	return !(c->flags & HOMA_SRPT_STALLED) && c->remaining != 0 &&
+	       c->granted < c->length;
+}
+
+/*
+ * Does candidate @a come before candidate @b in SRPT order? Fewer bytes
+ * remaining first, then the older, then the lower index (so the order is
+ * total and the decision deterministic).
+ */
+static int homa_srpt_before(const struct homa_srpt_cand *cands, u32 a, u32 b)
+{
+	if (cands[a].remaining != cands[b].remaining)
+		return cands[a].remaining < cands[b].remaining;
+	if (cands[a].birth != cands[b].birth)
+		return cands[a].birth < cands[b].birth;
+	return a < b;
+}
+
+/* Is candidate @i among the first @num entries of @ranked? */
+static int homa_srpt_is_ranked(const u32 *ranked, u32 num, u32 i)
+{
+	u32 j;
+
+	for (j = 0; j < num; j++)
+		if (ranked[j] == i)
+			return 1;
+	return 0;
+}
+
+/* How many of the first @num ranked messages come from @peer? */
+static u32 homa_srpt_peer_count(const struct homa_srpt_cand *cands,
+				const u32 *ranked, u32 num, u64 peer)
+{
+	u32 j, count = 0;
+
+	for (j = 0; j < num; j++)
+		if (cands[ranked[j]].peer == peer)
+			count++;
+	return count;
+}
+
+/*
+ * The offset from which new grant bytes count: what was granted, or what
+ * has arrived if that is more (never past the message's end).
+ */
+static u32 homa_srpt_base(const struct homa_srpt_cand *c)
+{
+	u32 granted = c->granted < c->length ? c->granted : c->length;
+	u32 received = c->received < c->length ? c->received : c->length;
+
+	return granted > received ? granted : received;
+}
+
+/**
+ * homa_srpt_rank() - Choose the messages to grant to, in SRPT order.
+ * @cands: the candidate messages.
+ * @n: number of entries in @cands.
+ * @max_overcommit: most messages to choose (values above
+ *                  HOMA_SRPT_MAX_OVERCOMMIT count as that).
+ * @ranked: room for min(@max_overcommit, HOMA_SRPT_MAX_OVERCOMMIT)
+ *          entries; receives the indexes in @cands of the chosen messages,
+ *          best first.
+ *
+ * Only messages that are not stalled, have bytes remaining and are not
+ * fully granted are chosen. Selection goes in rounds: round r takes, in
+ * SRPT order (fewest bytes remaining, then oldest, then lowest index),
+ * one more message from every peer that has r chosen so far. So a peer
+ * gets a second message only when every peer with a message waiting has
+ * one, and @ranked lists all first messages before any second one.
+ *
+ * Return: the number of messages chosen.
+ */
+u32 homa_srpt_rank(const struct homa_srpt_cand *cands, u32 n,
+		   u32 max_overcommit, u32 *ranked)
+{
+	u32 chosen = 0, round = 0, in_round = 0;
+	u32 best, i;
+
+	if (max_overcommit > HOMA_SRPT_MAX_OVERCOMMIT)
+		max_overcommit = HOMA_SRPT_MAX_OVERCOMMIT;
+	while (chosen < max_overcommit) {
+		best = n;
+		for (i = 0; i < n; i++) {
+			if (!homa_srpt_eligible(&cands[i]) ||
+			    homa_srpt_is_ranked(ranked, chosen, i))
+				continue;
+			if (homa_srpt_peer_count(cands, ranked, chosen,
+						 cands[i].peer) > round)
+				continue;
+			if (best == n || homa_srpt_before(cands, i, best))
+				best = i;
+		}
+		if (best == n) {
+			/* A round that finds nothing means nothing is left. */
+			if (in_round == 0)
+				break;
+			round++;
+			in_round = 0;
+			continue;
+		}
+		ranked[chosen++] = best;
+		in_round++;
+	}
+	return chosen;
+}
+
+/**
+ * homa_srpt_window() - How far beyond its received bytes a message may be
+ * granted.
+ * @p: the configuration; @p->window 0 selects the dynamic window.
+ * @active: number of messages being granted to.
+ *
+ * Return: @p->window if it is not 0, else max_incoming / (@active + 1),
+ * which leaves room for one more message to join without exceeding
+ * max_incoming.
+ */
+u32 homa_srpt_window(const struct homa_srpt_params *p, u32 active)
+{
+	if (p->window != 0)
+		return p->window;
+	return p->max_incoming / (active + 1);
+}
+
+/**
+ * homa_srpt_outstanding() - Bytes granted but not yet received.
+ * @cands: the messages.
+ * @n: number of entries in @cands.
+ *
+ * Return: the sum over @cands of granted - received (grants past the end
+ * of a message count up to its end; a message that received more than
+ * was granted counts 0).
+ */
+u64 homa_srpt_outstanding(const struct homa_srpt_cand *cands, u32 n)
+{
+	u64 total = 0;
+	u32 i, granted;
+
+	for (i = 0; i < n; i++) {
+		granted = cands[i].granted < cands[i].length ?
+			  cands[i].granted : cands[i].length;
+		if (granted > cands[i].received)
+			total += granted - cands[i].received;
+	}
+	return total;
+}
+
+/**
+ * homa_srpt_sched_prio() - The scheduled priority of a granted message.
+ * @rank: the message's position in SRPT order (0 = first).
+ * @active: number of messages granted to.
+ * @max_sched_prio: highest level for scheduled packets; levels
+ *                  0..@max_sched_prio are scheduled.
+ *
+ * The best ranked message gets the highest level in use. When fewer
+ * messages are active than there are scheduled levels, the lowest levels
+ * are used (rank @active - 1 gets level 0), so that a shorter newcomer
+ * can be given a level above all of them and preempt them at once. When
+ * more are active, the ranks past the last level share level 0.
+ *
+ * Return: the level, 0..@max_sched_prio.
+ */
+u8 homa_srpt_sched_prio(u32 rank, u32 active, u32 max_sched_prio)
+{
+	if (rank >= active)
+		return 0;
+	if (active <= max_sched_prio + 1)
+		return (u8)(active - 1 - rank);
+	if (rank > max_sched_prio)
+		return 0;
+	return (u8)(max_sched_prio - rank);
+}
+
+/**
+ * homa_srpt_fifo_init() - Start the FIFO share with no credit.
+ * @f: the state to initialise.
+ */
+void homa_srpt_fifo_init(struct homa_srpt_fifo *f)
+{
+	f->credit = 0;
+}
+
+/*
+ * The oldest message that could use a grant and is not among the first
+ * @num of @ranked, or @n if there is none. Ties go to the fewer bytes
+ * remaining, then to the lower index.
+ */
+static u32 homa_srpt_oldest(const struct homa_srpt_cand *cands, u32 n,
+			    const u32 *ranked, u32 num)
+{
+	u32 best = n, i;
+
+	for (i = 0; i < n; i++) {
+		if (!homa_srpt_eligible(&cands[i]) ||
+		    homa_srpt_is_ranked(ranked, num, i))
+			continue;
+		if (best == n || cands[i].birth < cands[best].birth ||
+		    (cands[i].birth == cands[best].birth &&
+		     cands[i].remaining < cands[best].remaining))
+			best = i;
+	}
+	return best;
+}
+
+/**
+ * homa_srpt_grants() - Decide every grant to send now.
+ * @p: the configuration.
+ * @fifo: the FIFO share's state, updated here.
+ * @cands: the incoming messages (all of them, or at least all that need
+ *         grants; those with grants outstanding and not listed count in
+ *         @other_incoming).
+ * @n: number of entries in @cands.
+ * @other_incoming: granted-but-unreceived bytes of messages not in
+ *                  @cands.
+ * @out: room for min(@p->max_overcommit, HOMA_SRPT_MAX_OVERCOMMIT) + 1
+ *       entries; receives the decisions.
+ *
+ * The messages homa_srpt_rank() chooses get, in rank order, entries with
+ * offset min(length, received + window) (homa_srpt_window()), never below
+ * their current grant, and the priority homa_srpt_sched_prio() gives their
+ * rank. New bytes are granted only while the total of granted-but-
+ * unreceived bytes stays at most @p->max_incoming; when it would not,
+ * the lowest ranked are trimmed first (their entries remain, with fewer or
+ * no new bytes). FIFO share: granting B bytes by SRPT adds
+ * B * fifo_fraction to @fifo->credit; when the credit reaches
+ * fifo_increment * (1000 - fifo_fraction), the oldest message that needs
+ * a grant and was not chosen gets up to fifo_increment more bytes at
+ * level 0 (before the SRPT grants take their share of max_incoming; its
+ * entry comes last, with @fifo set, and only if it grants new bytes), and
+ * the credit falls by (1000 - fifo_fraction) per byte granted. So over
+ * time about fifo_fraction per mille of granted bytes go to old messages.
+ *
+ * Return: the number of entries in @out.
+ */
+u32 homa_srpt_grants(const struct homa_srpt_params *p,
+		     struct homa_srpt_fifo *fifo,
+		     const struct homa_srpt_cand *cands, u32 n,
+		     u64 other_incoming, struct homa_srpt_grant *out)
+{
+	u32 ranked[HOMA_SRPT_MAX_OVERCOMMIT];
+	u64 total, budget, extra, target, threshold;
+	u64 srpt_bytes = 0, fifo_bytes = 0;
+	u32 active, window, frac, victim, base, r, num_out = 0;
+	const struct homa_srpt_cand *c;
+	u32 fifo_offset = 0;
+
+	active = homa_srpt_rank(cands, n, p->max_overcommit, ranked);
+	window = homa_srpt_window(p, active);
+	total = other_incoming + homa_srpt_outstanding(cands, n);
+	budget = p->max_incoming > total ? p->max_incoming - total : 0;
+
+	frac = p->fifo_fraction < 1000 ? p->fifo_fraction : 1000;
+	threshold = (u64)p->fifo_increment * (1000 - frac);
+	victim = n;
+	if (frac != 0 && p->fifo_increment != 0 && fifo->credit >= threshold) {
+		victim = homa_srpt_oldest(cands, n, ranked, active);
+		if (victim == n) {
+			/* Nobody is waiting: keep one grant's worth only. */
+			fifo->credit = threshold;
+		} else {
+			c = &cands[victim];
+			base = homa_srpt_base(c);
+			target = (u64)base + p->fifo_increment;
+			if (target > c->length)
+				target = c->length;
+			fifo_bytes = target - base;
+			if (fifo_bytes > budget)
+				fifo_bytes = budget;
+			budget -= fifo_bytes;
+			fifo_offset = base + (u32)fifo_bytes;
+		}
+	}
+
+	for (r = 0; r < active; r++) {
+		c = &cands[ranked[r]];
+		base = homa_srpt_base(c);
+		target = (u64)c->received + window;
+		if (target > c->length)
+			target = c->length;
+		extra = target > base ? target - base : 0;
+		if (extra > budget)
+			extra = budget;
+		budget -= extra;
+		srpt_bytes += extra;
+		out[num_out].index = ranked[r];
+		out[num_out].offset = base + (u32)extra;
+		out[num_out].priority = homa_srpt_sched_prio(r, active,
+							     p->max_sched_prio);
+		out[num_out].fifo = 0;
+		out[num_out].rank = (u16)r;
+		num_out++;
+	}
+
+	if (fifo_bytes != 0) {
+		out[num_out].index = victim;
+		out[num_out].offset = fifo_offset;
+		out[num_out].priority = 0;
+		out[num_out].fifo = 1;
+		out[num_out].rank = 0;
+		num_out++;
+	}
+
+	fifo->credit += srpt_bytes * frac;
+	fifo->credit -= fifo_bytes * (1000 - frac);
+	if (fifo->credit > threshold * HOMA_SRPT_FIFO_MAX_BEHIND)
+		fifo->credit = threshold * HOMA_SRPT_FIFO_MAX_BEHIND;
+	return num_out;
+}

@@ -1,0 +1,547 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * test_homa_pace.cc - unit tests for homa_pace.c, in the order of its
+ * functions, then a long random run. Wire times in the hand-written cases
+ * are computed by hand: (IP bytes, at least 46, + 38 bytes of Ethernet
+ * framing) * 8 bits, over the rate, rounded up. The random run drives a
+ * sender with a throttle queue and a pacer for many simulated packets and
+ * compares every choice with a naive model (a NIC that drains packets one
+ * after the other; a sort for SRPT), checking that the pacer never
+ * releases a packet while the NIC queue is beyond max_nic_queue_ns.
+ */
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+extern "C" {
+#include "homa_pace.h"
+}
+
+#include "unit_util.h"
+
+namespace {
+
+homa_pace_params params(uint32_t mbps, uint32_t queue_ns,
+			uint32_t fifo = 0, uint32_t throttle_min = 1000)
+{
+	homa_pace_params p;
+
+	p.link_mbps = mbps;
+	p.max_nic_queue_ns = queue_ns;
+	p.fifo_fraction = fifo;
+	p.throttle_min_bytes = throttle_min;
+	return p;
+}
+
+homa_pace_state state(uint64_t idle, int64_t credit = 0)
+{
+	homa_pace_state s;
+
+	s.link_idle = idle;
+	s.fifo_credit = credit;
+	return s;
+}
+
+homa_pace_cand pc(uint64_t birth, uint32_t remaining)
+{
+	homa_pace_cand c;
+
+	memset(&c, 0, sizeof(c));
+	c.id = birth * 2;
+	c.birth = birth;
+	c.remaining = remaining;
+	return c;
+}
+
+/* ---- the naive model ----------------------------------------------------- */
+
+uint64_t model_wire(uint32_t bytes, uint32_t mbps)
+{
+	unsigned __int128 bits = (unsigned __int128)(std::max(bytes, 46u) + 38)
+				 * 8;
+	unsigned __int128 d = mbps ? mbps : 1;
+	/* bits / (Mbit/s) = us; times 1000 = ns; round up. */
+	unsigned __int128 num = bits * 1000;
+	uint64_t q = (uint64_t)(num / d);
+
+	return q * d == num ? q : q + 1;
+}
+
+int model_pick(const std::vector<homa_pace_cand> &c, uint32_t fifo_fraction,
+	       int64_t credit, int *fifo)
+{
+	std::vector<uint32_t> idx(c.size());
+
+	*fifo = 0;
+	if (c.empty())
+		return -ENOENT;
+	for (uint32_t i = 0; i < c.size(); i++)
+		idx[i] = i;
+	auto srpt = *std::min_element(idx.begin(), idx.end(),
+		[&](uint32_t a, uint32_t b) {
+			return std::make_tuple(c[a].remaining, c[a].birth, a) <
+			       std::make_tuple(c[b].remaining, c[b].birth, b);
+		});
+	auto oldest = *std::min_element(idx.begin(), idx.end(),
+		[&](uint32_t a, uint32_t b) {
+			return std::make_tuple(c[a].birth, c[a].remaining, a) <
+			       std::make_tuple(c[b].birth, c[b].remaining, b);
+		});
+	if (fifo_fraction && credit > 0 && oldest != srpt) {
+		*fifo = 1;
+		return (int)oldest;
+	}
+	return (int)srpt;
+}
+
+int64_t model_charge(int64_t credit, uint32_t f, uint32_t bytes, int fifo)
+{
+	const int64_t cap = 65536LL * 1000;
+
+	f = std::min(f, 1000u);
+	credit += fifo ? -(int64_t)bytes * (1000 - f) : (int64_t)bytes * f;
+	return std::max(-cap, std::min(cap, credit));
+}
+
+/* ---- homa_pace_init ------------------------------------------------------ */
+
+TEST(homa_pace, homa_pace_init__idle_now)
+{
+	homa_pace_state s = state(0xdead, 77);
+
+	homa_pace_init(&s, 123456789);
+	EXPECT_EQ(s.link_idle, 123456789u);
+	EXPECT_EQ(s.fifo_credit, 0);
+}
+
+/* ---- homa_pace_wire_ns --------------------------------------------------- */
+
+TEST(homa_pace, homa_pace_wire_ns__full_packet)
+{
+	/* 1538 * 8 bits at 25 Gbit/s = 492.16 ns: 493. */
+	EXPECT_EQ(homa_pace_wire_ns(1500, 25000), 493u);
+	/* 1500 * 8 bits at 10 Gbit/s = 1200 ns exactly. */
+	EXPECT_EQ(homa_pace_wire_ns(1462, 10000), 1200u);
+	/* At 16 Mbit/s: 12304 bits = 769 us. */
+	EXPECT_EQ(homa_pace_wire_ns(1500, 16), 769000u);
+}
+
+TEST(homa_pace, homa_pace_wire_ns__short_packet_padded)
+{
+	/* (46 + 38) * 8 = 672 bits at 25 Gbit/s = 26.88 ns: 27. */
+	EXPECT_EQ(homa_pace_wire_ns(0, 25000), 27u);
+	EXPECT_EQ(homa_pace_wire_ns(10, 25000), 27u);
+	EXPECT_EQ(homa_pace_wire_ns(46, 25000), 27u);
+	/* 47 + 38 = 85 bytes = 680 bits: 27.2 ns: 28. */
+	EXPECT_EQ(homa_pace_wire_ns(47, 25000), 28u);
+}
+
+TEST(homa_pace, homa_pace_wire_ns__extremes)
+{
+	EXPECT_EQ(homa_pace_wire_ns(1500, 0), 12304000u);	/* as 1 */
+	EXPECT_EQ(homa_pace_wire_ns(1500, 1), 12304000u);
+	EXPECT_EQ(homa_pace_wire_ns(0xffffffffu, 1),
+		  (0xffffffffull + 38) * 8000);
+	EXPECT_EQ(homa_pace_wire_ns(1500, 0xffffffffu), 1u);
+}
+
+TEST(homa_pace, homa_pace_wire_ns__vs_model)
+{
+	const uint64_t seed = unit::test_seed();
+	std::mt19937_64 rng(seed);
+
+	SCOPED_TRACE(unit::seed_msg(seed));
+	for (int i = 0; i < 100000; i++) {
+		uint32_t b = (uint32_t)(rng() % 4 ? rng() % 70000 : rng());
+		uint32_t m = (uint32_t)(rng() % 4 ? 1 + rng() % 400000 : rng());
+
+		ASSERT_EQ(homa_pace_wire_ns(b, m), model_wire(b, m))
+			<< b << " bytes at " << m;
+	}
+}
+
+/* ---- homa_pace_queue_ns -------------------------------------------------- */
+
+TEST(homa_pace, homa_pace_queue_ns__basic)
+{
+	homa_pace_state s = state(5000);
+
+	EXPECT_EQ(homa_pace_queue_ns(&s, 1000), 4000u);
+	EXPECT_EQ(homa_pace_queue_ns(&s, 5000), 0u);
+	EXPECT_EQ(homa_pace_queue_ns(&s, 9000), 0u);
+}
+
+/* ---- homa_pace_may_send -------------------------------------------------- */
+
+TEST(homa_pace, homa_pace_may_send__bound_inclusive)
+{
+	homa_pace_params p = params(25000, 2000);
+	homa_pace_state s = state(10000);
+
+	EXPECT_EQ(homa_pace_may_send(&s, &p, 7999), 0);
+	EXPECT_EQ(homa_pace_may_send(&s, &p, 8000), 1);	/* exactly 2000 */
+	EXPECT_EQ(homa_pace_may_send(&s, &p, 20000), 1);	/* idle */
+}
+
+TEST(homa_pace, homa_pace_may_send__zero_bound)
+{
+	homa_pace_params p = params(25000, 0);
+	homa_pace_state s = state(10000);
+
+	EXPECT_EQ(homa_pace_may_send(&s, &p, 9999), 0);
+	EXPECT_EQ(homa_pace_may_send(&s, &p, 10000), 1);
+}
+
+/* ---- homa_pace_wait_ns --------------------------------------------------- */
+
+TEST(homa_pace, homa_pace_wait_ns__basic)
+{
+	homa_pace_params p = params(25000, 2000);
+	homa_pace_state s = state(10000);
+
+	EXPECT_EQ(homa_pace_wait_ns(&s, &p, 5000), 3000u);
+	EXPECT_EQ(homa_pace_wait_ns(&s, &p, 8000), 0u);
+	EXPECT_EQ(homa_pace_wait_ns(&s, &p, 30000), 0u);
+	/* After waiting that long, a packet may go. */
+	EXPECT_EQ(homa_pace_may_send(&s, &p, 5000 + 3000), 1);
+	EXPECT_EQ(homa_pace_may_send(&s, &p, 5000 + 2999), 0);
+}
+
+/* ---- homa_pace_sent ------------------------------------------------------ */
+
+TEST(homa_pace, homa_pace_sent__idle_nic)
+{
+	homa_pace_params p = params(10000, 2000);
+	homa_pace_state s = state(100);
+
+	homa_pace_sent(&s, &p, 5000, 1462);
+	EXPECT_EQ(s.link_idle, 6200u);
+}
+
+TEST(homa_pace, homa_pace_sent__busy_nic_queues_behind)
+{
+	homa_pace_params p = params(10000, 2000);
+	homa_pace_state s = state(9000);
+
+	homa_pace_sent(&s, &p, 5000, 1462);
+	EXPECT_EQ(s.link_idle, 10200u);
+	homa_pace_sent(&s, &p, 5000, 1462);
+	EXPECT_EQ(s.link_idle, 11400u);
+	EXPECT_EQ(s.fifo_credit, 0);
+}
+
+/* ---- homa_pace_bypass ---------------------------------------------------- */
+
+TEST(homa_pace, homa_pace_bypass__rules)
+{
+	homa_pace_params p = params(25000, 2000, 0, 1000);
+
+	EXPECT_EQ(homa_pace_bypass(&p, 999, 0), 1);
+	EXPECT_EQ(homa_pace_bypass(&p, 1000, 0), 0);
+	EXPECT_EQ(homa_pace_bypass(&p, 500000, 0), 0);
+	EXPECT_EQ(homa_pace_bypass(&p, 500000, 1), 1);
+	EXPECT_EQ(homa_pace_bypass(&p, 0, 1), 1);
+	p.throttle_min_bytes = 0;
+	EXPECT_EQ(homa_pace_bypass(&p, 1, 0), 0);
+}
+
+/* ---- homa_pace_xmit ------------------------------------------------------ */
+
+TEST(homa_pace, homa_pace_xmit__sends_when_queue_short)
+{
+	homa_pace_params p = params(10000, 2000);
+	homa_pace_state s = state(6000);
+
+	EXPECT_EQ(homa_pace_xmit(&s, &p, 4000, 1462, 100000, 0, 0),
+		  HOMA_PACE_SEND);
+	EXPECT_EQ(s.link_idle, 7200u);
+}
+
+TEST(homa_pace, homa_pace_xmit__throttles_when_queue_long)
+{
+	homa_pace_params p = params(10000, 2000);
+	homa_pace_state s = state(6001);
+
+	EXPECT_EQ(homa_pace_xmit(&s, &p, 4000, 1462, 100000, 0, 0),
+		  HOMA_PACE_THROTTLE);
+	EXPECT_EQ(s.link_idle, 6001u);
+}
+
+TEST(homa_pace, homa_pace_xmit__waits_behind_throttled)
+{
+	homa_pace_params p = params(10000, 2000);
+	homa_pace_state s = state(0);
+
+	EXPECT_EQ(homa_pace_xmit(&s, &p, 4000, 1462, 100000, 0, 1),
+		  HOMA_PACE_THROTTLE);
+	EXPECT_EQ(s.link_idle, 0u);
+}
+
+TEST(homa_pace, homa_pace_xmit__bypass_ignores_queue)
+{
+	homa_pace_params p = params(10000, 2000);
+	homa_pace_state s = state(1000000);
+
+	EXPECT_EQ(homa_pace_xmit(&s, &p, 4000, 100, 100, 0, 1),
+		  HOMA_PACE_SEND);
+	/* (100 + 38) * 8 bits at 10 Gbit/s = 110.4 ns: 111. */
+	EXPECT_EQ(s.link_idle, 1000111u);
+	EXPECT_EQ(homa_pace_xmit(&s, &p, 4000, 40, 500000, 1, 1),
+		  HOMA_PACE_SEND);
+	EXPECT_EQ(s.link_idle, 1000111u + 68);	/* 84 bytes: 67.2 ns */
+}
+
+/* ---- homa_pace_pick ------------------------------------------------------ */
+
+TEST(homa_pace, homa_pace_pick__empty)
+{
+	homa_pace_params p = params(10000, 2000, 50);
+	homa_pace_state s = state(0, 1000);
+	int fifo = 7;
+
+	EXPECT_EQ(homa_pace_pick(&s, &p, nullptr, 0, &fifo), -ENOENT);
+	EXPECT_EQ(fifo, 0);
+}
+
+TEST(homa_pace, homa_pace_pick__srpt)
+{
+	homa_pace_params p = params(10000, 2000, 50);
+	homa_pace_state s = state(0, 0);
+	std::vector<homa_pace_cand> c = { pc(1, 90000), pc(2, 5000),
+					  pc(3, 7000) };
+	int fifo = 7;
+
+	EXPECT_EQ(homa_pace_pick(&s, &p, c.data(), 3, &fifo), 1);
+	EXPECT_EQ(fifo, 0);
+}
+
+TEST(homa_pace, homa_pace_pick__ties)
+{
+	homa_pace_params p = params(10000, 2000, 50);
+	homa_pace_state s = state(0, 0);
+	std::vector<homa_pace_cand> c = { pc(5, 5000), pc(2, 5000),
+					  pc(2, 5000) };
+	int fifo;
+
+	EXPECT_EQ(homa_pace_pick(&s, &p, c.data(), 3, &fifo), 1);
+}
+
+TEST(homa_pace, homa_pace_pick__fifo_when_credit)
+{
+	homa_pace_params p = params(10000, 2000, 50);
+	homa_pace_state s = state(0, 1);
+	std::vector<homa_pace_cand> c = { pc(9, 5000), pc(1, 90000),
+					  pc(1, 80000) };
+	int fifo = 0;
+
+	/* Oldest: birth 1, fewer remaining of the two: index 2. */
+	EXPECT_EQ(homa_pace_pick(&s, &p, c.data(), 3, &fifo), 2);
+	EXPECT_EQ(fifo, 1);
+}
+
+TEST(homa_pace, homa_pace_pick__no_fifo_without_credit_or_fraction)
+{
+	homa_pace_params p = params(10000, 2000, 50);
+	homa_pace_state s = state(0, 0);
+	std::vector<homa_pace_cand> c = { pc(9, 5000), pc(1, 90000) };
+	int fifo = 1;
+
+	EXPECT_EQ(homa_pace_pick(&s, &p, c.data(), 2, &fifo), 0);
+	EXPECT_EQ(fifo, 0);
+	s.fifo_credit = 1000;
+	p.fifo_fraction = 0;
+	EXPECT_EQ(homa_pace_pick(&s, &p, c.data(), 2, &fifo), 0);
+	EXPECT_EQ(fifo, 0);
+}
+
+TEST(homa_pace, homa_pace_pick__oldest_is_also_shortest)
+{
+	homa_pace_params p = params(10000, 2000, 50);
+	homa_pace_state s = state(0, 5000);
+	std::vector<homa_pace_cand> c = { pc(1, 5000), pc(2, 90000) };
+	int fifo = 1;
+
+	EXPECT_EQ(homa_pace_pick(&s, &p, c.data(), 2, &fifo), 0);
+	EXPECT_EQ(fifo, 0);
+}
+
+/* ---- homa_pace_charge ---------------------------------------------------- */
+
+TEST(homa_pace, homa_pace_charge__srpt_and_fifo)
+{
+	homa_pace_params p = params(10000, 2000, 50);
+	homa_pace_state s = state(0, 0);
+
+	homa_pace_charge(&s, &p, 1500, 0);
+	EXPECT_EQ(s.fifo_credit, 75000);
+	homa_pace_charge(&s, &p, 1500, 1);
+	EXPECT_EQ(s.fifo_credit, 75000 - 1425000);
+	EXPECT_EQ(s.link_idle, 0u);
+}
+
+TEST(homa_pace, homa_pace_charge__limits)
+{
+	homa_pace_params p = params(10000, 2000, 500);
+	homa_pace_state s = state(0, 0);
+
+	for (int i = 0; i < 200; i++)
+		homa_pace_charge(&s, &p, 65536, 0);
+	EXPECT_EQ(s.fifo_credit, 65536LL * 1000);
+	for (int i = 0; i < 300; i++)
+		homa_pace_charge(&s, &p, 65536, 1);
+	EXPECT_EQ(s.fifo_credit, -65536LL * 1000);
+	p.fifo_fraction = 5000;	/* counts as 1000 */
+	s.fifo_credit = 0;
+	homa_pace_charge(&s, &p, 10, 1);
+	EXPECT_EQ(s.fifo_credit, 0);
+	homa_pace_charge(&s, &p, 10, 0);
+	EXPECT_EQ(s.fifo_credit, 10000);
+}
+
+TEST(homa_pace, homa_pace_charge__fifo_share_converges)
+{
+	/* Always two waiting: an old long one and a newer short one. */
+	homa_pace_params p = params(10000, 2000, 80);
+	homa_pace_state s = state(0, 0);
+	std::vector<homa_pace_cand> c = { pc(1, 1000000000), pc(2, 3000) };
+	uint64_t fifo_bytes = 0, all = 0;
+
+	for (int i = 0; i < 100000; i++) {
+		int fifo;
+		int k = homa_pace_pick(&s, &p, c.data(), 2, &fifo);
+		uint32_t bytes = 1000 + (uint32_t)(i * 7919 % 500);
+
+		ASSERT_EQ(k, fifo ? 0 : 1);
+		homa_pace_charge(&s, &p, bytes, fifo);
+		all += bytes;
+		fifo_bytes += fifo ? bytes : 0;
+	}
+	EXPECT_NEAR((double)fifo_bytes / (double)all, 0.08, 0.001);
+}
+
+/*
+ * A sender over simulated time: messages appear, their packets try to go
+ * with homa_pace_xmit(), and the pacer drains the throttle queue with
+ * homa_pace_pick() while homa_pace_may_send() allows. Everything is
+ * compared with the model, and no paced packet may join a NIC queue
+ * longer than max_nic_queue_ns.
+ */
+TEST(homa_pace, homa_pace_xmit__random_vs_model)
+{
+	const uint64_t seed = unit::test_seed();
+	std::mt19937_64 rng(seed);
+	uint64_t paced = 0, bypassed = 0, fifo_picks = 0;
+
+	printf("homa_pace_xmit__random_vs_model: %s\n",
+	       unit::seed_msg(seed).c_str());
+	SCOPED_TRACE(unit::seed_msg(seed));
+	for (int run = 0; run < 30; run++) {
+		homa_pace_params p = params(
+			100 + (uint32_t)(rng() % 40000),
+			(uint32_t)(rng() % 5000),
+			rng() % 4 ? (uint32_t)(rng() % 501) : 0,
+			(uint32_t)(rng() % 3000));
+		homa_pace_state s;
+		uint64_t now = rng() % 1000000;
+		uint64_t m_idle = now;	/* model: NIC busy until */
+		int64_t m_credit = 0;
+		uint64_t max_wire = homa_pace_wire_ns(1560, p.link_mbps);
+		std::vector<homa_pace_cand> thr;
+
+		SCOPED_TRACE("run " + std::to_string(run));
+		homa_pace_init(&s, now);
+		for (int step = 0; step < 3000; step++) {
+			now += rng() % (2 * max_wire + 1);
+			/* New messages try to send their first packet. */
+			while (thr.size() < 40 && rng() % 3 == 0) {
+				uint32_t len = 1 + (uint32_t)(rng() %
+					(rng() % 2 ? 2000 : 200000));
+				uint32_t pkt = std::min(len, 1500u) + 60;
+				int control = rng() % 5 == 0;
+				bool bypass = control ||
+					      len < p.throttle_min_bytes;
+				uint64_t q = m_idle > now ? m_idle - now : 0;
+				bool go = bypass ||
+					  (thr.empty() &&
+					   q <= p.max_nic_queue_ns);
+				int rc = homa_pace_xmit(&s, &p, now, pkt, len,
+							control,
+							!thr.empty());
+
+				ASSERT_EQ(rc, go ? HOMA_PACE_SEND :
+					       HOMA_PACE_THROTTLE);
+				if (go) {
+					m_idle = std::max(m_idle, now) +
+						 model_wire(pkt, p.link_mbps);
+					bypassed += bypass;
+					if (control || len <= 1500)
+						continue;
+					len -= 1500;
+				}
+				thr.push_back(pc(now, len));
+				thr.back().id = step;
+			}
+			ASSERT_EQ(s.link_idle, m_idle);
+
+			/* The pacer. */
+			while (!thr.empty() &&
+			       homa_pace_may_send(&s, &p, now)) {
+				uint64_t q = m_idle > now ? m_idle - now : 0;
+				int fifo, mfifo;
+				int k = homa_pace_pick(&s, &p, thr.data(),
+						       (uint32_t)thr.size(),
+						       &fifo);
+				int mk = model_pick(thr, p.fifo_fraction,
+						    m_credit, &mfifo);
+				uint32_t bytes;
+
+				ASSERT_LE(q, p.max_nic_queue_ns)
+					<< "released beyond the bound";
+				ASSERT_EQ(k, mk);
+				ASSERT_EQ(fifo, mfifo);
+				bytes = std::min(thr[k].remaining, 1500u);
+				homa_pace_sent(&s, &p, now, bytes + 60);
+				m_idle = std::max(m_idle, now) +
+					 model_wire(bytes + 60, p.link_mbps);
+				homa_pace_charge(&s, &p, bytes, fifo);
+				m_credit = model_charge(m_credit,
+							p.fifo_fraction,
+							bytes, fifo);
+				ASSERT_EQ(s.fifo_credit, m_credit);
+				ASSERT_LE(homa_pace_queue_ns(&s, now),
+					  p.max_nic_queue_ns + max_wire);
+				thr[k].remaining -= bytes;
+				if (thr[k].remaining == 0)
+					thr.erase(thr.begin() + k);
+				paced++;
+				fifo_picks += fifo;
+			}
+			ASSERT_EQ(s.link_idle, m_idle);
+			if (!thr.empty()) {
+				uint64_t w = homa_pace_wait_ns(&s, &p, now);
+
+				ASSERT_GT(w, 0u);
+				ASSERT_EQ(homa_pace_may_send(&s, &p, now + w),
+					  1);
+			}
+		}
+	}
+	printf("  %llu paced, %llu bypassed, %llu FIFO picks\n",
+	       (unsigned long long)paced, (unsigned long long)bypassed,
+	       (unsigned long long)fifo_picks);
+	EXPECT_GT(paced, 1000u);
+	EXPECT_GT(bypassed, 100u);
+	EXPECT_GT(fifo_picks, 0u);
+}
+
+} /* namespace */

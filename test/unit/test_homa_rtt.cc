@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * test_homa_rtt.cc - unit tests for homa_rtt.c, in the order of its
+ * functions. Expected estimates are worked out by hand from RFC 6298
+ * (alpha 1/8, beta 1/4, K 4) and from SPEC.md section 4 (congestion at
+ * 8 x rtt_min, window 3 x rtt_min x link rate, max_incoming = window x
+ * overcommit, halve under 40% unscheduled). The random tests compare
+ * with an integer model and with the RFC's real-valued recurrences, and
+ * check that windows stay within their bounds.
+ */
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <random>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "homa_rtt.h"
+}
+
+#include "unit_util.h"
+
+namespace {
+
+const uint64_t kMaxSample = 60000000000ull;	/* 60 s */
+
+struct Rtt {
+	homa_rtt r;
+
+	Rtt()
+	{
+		memset(&r, 0x5a, sizeof(r));
+		homa_rtt_init(&r);
+	}
+	void sample(std::initializer_list<uint64_t> l)
+	{
+		for (uint64_t v : l)
+			homa_rtt_sample(&r, v);
+	}
+};
+
+/* ---- the models ---------------------------------------------------------- */
+
+struct ModelRtt {
+	uint64_t min = 0, srtt = 0, var = 0, n = 0;
+	double fsrtt = 0, fvar = 0;
+	std::deque<uint64_t> recent;
+
+	void sample(uint64_t v)
+	{
+		v = std::max<uint64_t>(1, std::min(v, kMaxSample));
+		if (n == 0) {
+			srtt = v;
+			var = v / 2;
+			min = v;
+			fsrtt = (double)v;
+			fvar = (double)v / 2;
+		} else {
+			uint64_t d = srtt > v ? srtt - v : v - srtt;
+
+			var = (var * 3 + d) / 4;
+			srtt = (srtt * 7 + v) / 8;
+			min = std::min(min, v);
+			fvar = 0.75 * fvar + 0.25 * std::fabs(fsrtt - (double)v);
+			fsrtt = 0.875 * fsrtt + 0.125 * (double)v;
+		}
+		n++;
+		recent.push_back(v);
+		if (recent.size() > 4)
+			recent.pop_front();
+	}
+	bool congested() const
+	{
+		return n && *std::min_element(recent.begin(), recent.end()) >
+			    8 * min;
+	}
+};
+
+uint32_t model_update(uint32_t w, uint64_t uns, uint64_t tot, bool thr,
+		      uint32_t lo, uint32_t hi)
+{
+	uint64_t x = w;
+
+	if (tot > 0 && (double)uns / (double)tot < 0.4)
+		x = w / 2;
+	else if (tot == 0 && !thr)
+		x = (uint64_t)w + std::max<uint32_t>(hi / 8, 1);
+	x = std::max<uint64_t>(x, lo);
+	x = std::min<uint64_t>(x, hi);
+	return (uint32_t)x;
+}
+
+/* ---- homa_rtt_init ------------------------------------------------------- */
+
+TEST(homa_rtt, homa_rtt_init__empty)
+{
+	Rtt t;
+
+	EXPECT_EQ(t.r.rtt_min, 0u);
+	EXPECT_EQ(t.r.srtt, 0u);
+	EXPECT_EQ(t.r.rttvar, 0u);
+	EXPECT_EQ(t.r.num_samples, 0u);
+	EXPECT_EQ(t.r.next, 0u);
+	for (uint64_t v : t.r.recent)
+		EXPECT_EQ(v, 0u);
+}
+
+/* ---- homa_rtt_sample ----------------------------------------------------- */
+
+TEST(homa_rtt, homa_rtt_sample__first)
+{
+	Rtt t;
+
+	t.sample({ 1001 });
+	EXPECT_EQ(t.r.srtt, 1001u);
+	EXPECT_EQ(t.r.rttvar, 500u);
+	EXPECT_EQ(t.r.rtt_min, 1001u);
+	EXPECT_EQ(t.r.recent[0], 1001u);
+	EXPECT_EQ(t.r.next, 1u);
+	EXPECT_EQ(t.r.num_samples, 1u);
+}
+
+TEST(homa_rtt, homa_rtt_sample__rfc6298_update)
+{
+	Rtt t;
+
+	t.sample({ 1000, 2000 });
+	/* rttvar = 3/4 * 500 + 1/4 * 1000; srtt = 7/8 * 1000 + 2000 / 8. */
+	EXPECT_EQ(t.r.rttvar, 625u);
+	EXPECT_EQ(t.r.srtt, 1125u);
+	EXPECT_EQ(t.r.rtt_min, 1000u);
+	t.sample({ 500 });
+	/* |1125 - 500| = 625: rttvar 625; srtt (7875 + 500) / 8 = 1046. */
+	EXPECT_EQ(t.r.rttvar, 625u);
+	EXPECT_EQ(t.r.srtt, 1046u);
+	EXPECT_EQ(t.r.rtt_min, 500u);
+}
+
+TEST(homa_rtt, homa_rtt_sample__steady_converges)
+{
+	Rtt t;
+
+	t.sample({ 80000 });
+	for (int i = 0; i < 200; i++)
+		t.sample({ 20000 });
+	EXPECT_EQ(t.r.srtt, 20000u);	/* rounding down reaches it */
+	EXPECT_LE(t.r.rttvar, 3u);
+	EXPECT_EQ(t.r.rtt_min, 20000u);
+}
+
+TEST(homa_rtt, homa_rtt_sample__clamped)
+{
+	Rtt t;
+
+	t.sample({ 0 });
+	EXPECT_EQ(t.r.rtt_min, 1u);
+	EXPECT_EQ(t.r.srtt, 1u);
+	EXPECT_EQ(t.r.rttvar, 0u);
+
+	Rtt u;
+
+	u.sample({ 0xffffffffffffffffull });
+	EXPECT_EQ(u.r.srtt, kMaxSample);
+	EXPECT_EQ(u.r.recent[0], kMaxSample);
+	u.sample({ 0xffffffffffffffffull });
+	EXPECT_EQ(u.r.srtt, kMaxSample);
+}
+
+TEST(homa_rtt, homa_rtt_sample__ring_wraps)
+{
+	Rtt t;
+
+	t.sample({ 1, 2, 3, 4, 5, 6 });
+	EXPECT_EQ(t.r.recent[0], 5u);
+	EXPECT_EQ(t.r.recent[1], 6u);
+	EXPECT_EQ(t.r.recent[2], 3u);
+	EXPECT_EQ(t.r.recent[3], 4u);
+	EXPECT_EQ(t.r.next, 2u);
+	EXPECT_EQ(t.r.num_samples, 6u);
+}
+
+TEST(homa_rtt, homa_rtt_sample__count_saturates)
+{
+	Rtt t;
+
+	t.sample({ 100 });
+	t.r.num_samples = 0xffffffffu;
+	t.sample({ 100 });
+	EXPECT_EQ(t.r.num_samples, 0xffffffffu);
+}
+
+TEST(homa_rtt, homa_rtt_sample__random_vs_model)
+{
+	const uint64_t seed = unit::test_seed();
+	std::mt19937_64 rng(seed);
+
+	printf("homa_rtt_sample__random_vs_model: %s\n",
+	       unit::seed_msg(seed).c_str());
+	SCOPED_TRACE(unit::seed_msg(seed));
+	for (int run = 0; run < 200; run++) {
+		Rtt t;
+		ModelRtt m;
+		uint64_t base = 1 + rng() % 1000000;
+
+		for (int i = 0; i < 500; i++) {
+			uint64_t v;
+
+			switch (rng() % 10) {
+			case 0:
+				v = rng() % 10 == 0 ? rng() : 0;
+				break;
+			case 1:
+				v = base * (1 + rng() % 40);
+				break;
+			default:
+				v = base + rng() % (base / 2 + 1);
+			}
+			t.sample({ v });
+			m.sample(v);
+			ASSERT_EQ(t.r.srtt, m.srtt) << i;
+			ASSERT_EQ(t.r.rttvar, m.var) << i;
+			ASSERT_EQ(t.r.rtt_min, m.min) << i;
+			ASSERT_EQ(homa_rtt_congested(&t.r), m.congested())
+				<< i;
+			/* The integer filter stays near the real one. */
+			ASSERT_NEAR((double)t.r.srtt, m.fsrtt,
+				    8 + 1e-9 * m.fsrtt) << i;
+			ASSERT_NEAR((double)t.r.rttvar, m.fvar,
+				    16 + 1e-9 * m.fsrtt) << i;
+		}
+	}
+}
+
+/* ---- homa_rtt_congested -------------------------------------------------- */
+
+TEST(homa_rtt, homa_rtt_congested__no_samples)
+{
+	Rtt t;
+
+	EXPECT_EQ(homa_rtt_congested(&t.r), 0);
+}
+
+TEST(homa_rtt, homa_rtt_congested__persistent_queue)
+{
+	Rtt t;
+
+	t.sample({ 1000, 9000, 9000, 9000 });
+	EXPECT_EQ(homa_rtt_congested(&t.r), 0);	/* 1000 still recent */
+	t.sample({ 9000 });
+	EXPECT_EQ(homa_rtt_congested(&t.r), 1);
+	t.sample({ 7000 });
+	EXPECT_EQ(homa_rtt_congested(&t.r), 0);
+}
+
+TEST(homa_rtt, homa_rtt_congested__strictly_above)
+{
+	Rtt t;
+
+	t.sample({ 1000, 8000, 8000, 8000, 8000 });
+	EXPECT_EQ(homa_rtt_congested(&t.r), 0);
+	t.sample({ 8001, 8001, 8001, 8001 });
+	EXPECT_EQ(homa_rtt_congested(&t.r), 1);
+}
+
+TEST(homa_rtt, homa_rtt_congested__few_samples)
+{
+	Rtt t;
+
+	t.sample({ 1000 });
+	EXPECT_EQ(homa_rtt_congested(&t.r), 0);
+	t.r.rtt_min = 100;	/* as if an older, lower sample had left */
+	EXPECT_EQ(homa_rtt_congested(&t.r), 1);
+}
+
+/* ---- homa_rtt_sched_window ----------------------------------------------- */
+
+TEST(homa_rtt, homa_rtt_sched_window__values)
+{
+	Rtt t;
+
+	EXPECT_EQ(homa_rtt_sched_window(&t.r, 25000), 0u);
+	t.sample({ 10000 });
+	/* 3 * 10 us * 25 Gbit/s = 750000 bits = 93750 bytes. */
+	EXPECT_EQ(homa_rtt_sched_window(&t.r, 25000), 93750u);
+	/* 3 * 10 us * 16 Mbit/s = 480 bits = 60 bytes. */
+	EXPECT_EQ(homa_rtt_sched_window(&t.r, 16), 60u);
+	t.sample({ 50000 });	/* rtt_min stays 10000 */
+	EXPECT_EQ(homa_rtt_sched_window(&t.r, 25000), 93750u);
+}
+
+TEST(homa_rtt, homa_rtt_sched_window__rounds_down)
+{
+	Rtt t;
+
+	t.sample({ 1 });
+	EXPECT_EQ(homa_rtt_sched_window(&t.r, 2666), 0u);	/* 0.99975 */
+	EXPECT_EQ(homa_rtt_sched_window(&t.r, 2667), 1u);	/* 1.000125 */
+}
+
+TEST(homa_rtt, homa_rtt_sched_window__saturates)
+{
+	Rtt t;
+
+	t.sample({ kMaxSample });
+	EXPECT_EQ(homa_rtt_sched_window(&t.r, 10000000), 0xffffffffu);
+	EXPECT_EQ(homa_rtt_sched_window(&t.r, 0xffffffffu), 0xffffffffu);
+	/* 3 * 60 s * 1 Mbit/s = 22500000 bytes. */
+	EXPECT_EQ(homa_rtt_sched_window(&t.r, 1), 22500000u);
+}
+
+TEST(homa_rtt, homa_rtt_sched_window__fast_links_clamped)
+{
+	Rtt t;
+
+	t.sample({ 100 });
+	/* 3 * 100 ns * 2^26 Mbit/s / 8000 = 2516582.4 */
+	EXPECT_EQ(homa_rtt_sched_window(&t.r, 1u << 26), 2516582u);
+	EXPECT_EQ(homa_rtt_sched_window(&t.r, 0xffffffffu), 2516582u);
+}
+
+/* ---- homa_rtt_max_incoming ----------------------------------------------- */
+
+TEST(homa_rtt, homa_rtt_max_incoming__product)
+{
+	EXPECT_EQ(homa_rtt_max_incoming(93750, 8), 750000u);
+	EXPECT_EQ(homa_rtt_max_incoming(0, 8), 0u);
+	EXPECT_EQ(homa_rtt_max_incoming(0xffffffffu, 64),
+		  0xffffffffull * 64);
+}
+
+/* ---- homa_rtt_rto -------------------------------------------------------- */
+
+TEST(homa_rtt, homa_rtt_rto__values)
+{
+	Rtt t;
+
+	EXPECT_EQ(homa_rtt_rto(&t.r, 1000, 5000000), 5000000u);
+	t.sample({ 100000 });
+	/* 100000 + 4 * 50000 */
+	EXPECT_EQ(homa_rtt_rto(&t.r, 1000, 5000000), 300000u);
+	EXPECT_EQ(homa_rtt_rto(&t.r, 400000, 5000000), 400000u);
+	EXPECT_EQ(homa_rtt_rto(&t.r, 1000, 200000), 200000u);
+	/* max wins over a min above it */
+	EXPECT_EQ(homa_rtt_rto(&t.r, 900000, 200000), 200000u);
+	t.sample({ 100000, 100000 });
+	/* rttvar 50000 -> 37500 -> 28125; srtt stays 100000. */
+	EXPECT_EQ(homa_rtt_rto(&t.r, 1000, 5000000), 212500u);
+}
+
+/* ---- homa_rtt_unsched_init ----------------------------------------------- */
+
+TEST(homa_rtt, homa_rtt_unsched_init__fields)
+{
+	homa_rtt_unsched u;
+
+	memset(&u, 0x5a, sizeof(u));
+	homa_rtt_unsched_init(&u, 40000);
+	EXPECT_EQ(u.window, 40000u);
+	EXPECT_EQ(u.unsched_bytes, 0u);
+	EXPECT_EQ(u.total_bytes, 0u);
+}
+
+/* ---- homa_rtt_unsched_sent ----------------------------------------------- */
+
+TEST(homa_rtt, homa_rtt_unsched_sent__counts_only_while_throttled)
+{
+	homa_rtt_unsched u;
+
+	homa_rtt_unsched_init(&u, 40000);
+	homa_rtt_unsched_sent(&u, 1000, 1, 0);
+	homa_rtt_unsched_sent(&u, 1000, 0, 0);
+	EXPECT_EQ(u.total_bytes, 0u);
+	homa_rtt_unsched_sent(&u, 1500, 1, 1);
+	homa_rtt_unsched_sent(&u, 700, 0, 1);
+	EXPECT_EQ(u.unsched_bytes, 1500u);
+	EXPECT_EQ(u.total_bytes, 2200u);
+	EXPECT_EQ(u.window, 40000u);
+}
+
+/* ---- homa_rtt_unsched_update --------------------------------------------- */
+
+TEST(homa_rtt, homa_rtt_unsched_update__halves_under_40_percent)
+{
+	homa_rtt_unsched u;
+
+	homa_rtt_unsched_init(&u, 40000);
+	homa_rtt_unsched_sent(&u, 3999, 1, 1);
+	homa_rtt_unsched_sent(&u, 6001, 0, 1);
+	EXPECT_EQ(homa_rtt_unsched_update(&u, 1, 1000, 40000), 20000u);
+	EXPECT_EQ(u.window, 20000u);
+	EXPECT_EQ(u.unsched_bytes, 0u);
+	EXPECT_EQ(u.total_bytes, 0u);
+}
+
+TEST(homa_rtt, homa_rtt_unsched_update__holds_at_40_percent)
+{
+	homa_rtt_unsched u;
+
+	homa_rtt_unsched_init(&u, 40000);
+	homa_rtt_unsched_sent(&u, 4000, 1, 1);
+	homa_rtt_unsched_sent(&u, 6000, 0, 1);
+	EXPECT_EQ(homa_rtt_unsched_update(&u, 0, 1000, 40000), 40000u);
+}
+
+TEST(homa_rtt, homa_rtt_unsched_update__grows_without_backlog)
+{
+	homa_rtt_unsched u;
+
+	homa_rtt_unsched_init(&u, 10000);
+	EXPECT_EQ(homa_rtt_unsched_update(&u, 0, 1000, 40000), 15000u);
+	EXPECT_EQ(homa_rtt_unsched_update(&u, 0, 1000, 40000), 20000u);
+	/* Throttled now, nothing sent: hold. */
+	EXPECT_EQ(homa_rtt_unsched_update(&u, 1, 1000, 40000), 20000u);
+	for (int i = 0; i < 10; i++)
+		homa_rtt_unsched_update(&u, 0, 1000, 40000);
+	EXPECT_EQ(u.window, 40000u);
+}
+
+TEST(homa_rtt, homa_rtt_unsched_update__floor_and_limits)
+{
+	homa_rtt_unsched u;
+
+	homa_rtt_unsched_init(&u, 3000);
+	homa_rtt_unsched_sent(&u, 100, 0, 1);
+	EXPECT_EQ(homa_rtt_unsched_update(&u, 1, 2000, 40000), 2000u);
+	homa_rtt_unsched_sent(&u, 100, 0, 1);
+	EXPECT_EQ(homa_rtt_unsched_update(&u, 1, 2000, 40000), 2000u);
+	/* A window above a new, lower maximum comes down to it. */
+	homa_rtt_unsched_init(&u, 90000);
+	EXPECT_EQ(homa_rtt_unsched_update(&u, 1, 1000, 40000), 40000u);
+	/* max wins over min; a tiny max still grows by at least 1. */
+	EXPECT_EQ(homa_rtt_unsched_update(&u, 1, 50000, 30000), 30000u);
+	homa_rtt_unsched_init(&u, 3);
+	EXPECT_EQ(homa_rtt_unsched_update(&u, 0, 0, 7), 4u);
+}
+
+TEST(homa_rtt, homa_rtt_unsched_update__no_overflow)
+{
+	homa_rtt_unsched u;
+
+	homa_rtt_unsched_init(&u, 0xfffffff0u);
+	EXPECT_EQ(homa_rtt_unsched_update(&u, 0, 0, 0xffffffffu),
+		  0xffffffffu);
+}
+
+TEST(homa_rtt, homa_rtt_unsched_update__random_vs_model)
+{
+	const uint64_t seed = unit::test_seed();
+	std::mt19937_64 rng(seed);
+	uint64_t halved = 0, grown = 0;
+
+	printf("homa_rtt_unsched_update__random_vs_model: %s\n",
+	       unit::seed_msg(seed).c_str());
+	SCOPED_TRACE(unit::seed_msg(seed));
+	for (int run = 0; run < 200; run++) {
+		uint32_t hi = 1 + (uint32_t)(rng() % 100000);
+		uint32_t lo = (uint32_t)(rng() % (hi + 1));
+		uint32_t w = lo + (uint32_t)(rng() % (hi - lo + 1));
+		homa_rtt_unsched u;
+
+		homa_rtt_unsched_init(&u, w);
+		for (int i = 0; i < 300; i++) {
+			uint64_t uns = 0, tot = 0;
+			int share = (int)(rng() % 100);
+			bool thr_now = rng() % 2;
+			int pkts = (int)(rng() % 20);
+
+			for (int k = 0; k < pkts; k++) {
+				uint32_t b = 1 + (uint32_t)(rng() % 1500);
+				int unsched = (int)(rng() % 100) < share;
+				int thr = rng() % 3 != 0;
+
+				homa_rtt_unsched_sent(&u, b, unsched, thr);
+				if (thr) {
+					tot += b;
+					uns += unsched ? b : 0;
+				}
+			}
+			uint32_t want = model_update(w, uns, tot, thr_now, lo,
+						     hi);
+			uint32_t got = homa_rtt_unsched_update(&u, thr_now, lo,
+							       hi);
+
+			ASSERT_EQ(got, want) << "run " << run << " step " << i;
+			ASSERT_GE(got, lo);
+			ASSERT_LE(got, hi);
+			halved += got < w;
+			grown += got > w;
+			w = got;
+		}
+	}
+	EXPECT_GT(halved, 0u);
+	EXPECT_GT(grown, 0u);
+}
+
+} /* namespace */
