@@ -74,7 +74,7 @@ struct homa_config {
 	/** @poll_usecs: busy-wait time in recvmsg before sleeping. */
 	int poll_usecs;
 
-	/** @reap_limit: dead RPCs' buffers freed per reaping step. */
+	/** @reap_limit: dead packets and RPCs freed per reaping step. */
 	int reap_limit;
 
 	/** @dead_buffs_limit: dead buffers that force reaping in sendmsg. */
@@ -82,6 +82,9 @@ struct homa_config {
 
 	/** @wmem_max: transmit memory one socket may hold, in bytes. */
 	int wmem_max;
+
+	/** @peer_idle_secs: idle time after which an unused peer is freed. */
+	int peer_idle_secs;
 };
 
 /* The parameter may not be written through sysctl. */

@@ -74,7 +74,8 @@ struct homa_socktab {
 
 /**
  * struct homa_peer - another host this one talks to, keyed by address.
- * Peers live until their namespace goes away.
+ * A peer is freed when no RPC uses it and it has been idle for
+ * peer_idle_secs (homa_peer_gc()), or when its namespace goes away.
  */
 struct homa_peer {
 	/** @addr: the host's address; IPv4 addresses are IPv4-mapped. */
@@ -85,6 +86,16 @@ struct homa_peer {
 
 	/** @rcu: frees the peer after readers of the table are done. */
 	struct rcu_head rcu;
+
+	/**
+	 * @refs: one for the peer table, one per RPC and per caller of
+	 * homa_peer_get() that has not yet called homa_peer_put(). The
+	 * table's reference is dropped only when it is the last one.
+	 */
+	refcount_t refs;
+
+	/** @last_used: jiffies of the last homa_peer_get() (READ_ONCE). */
+	unsigned long last_used;
 
 	/** @lock: protects @dst, @flow and the pending acks. */
 	spinlock_t lock;
@@ -146,7 +157,7 @@ struct homa_net {
 	/** @metrics: per-CPU counters (see homa_metrics.h). */
 	struct homa_metrics __percpu *metrics;
 
-	/** @peer_lock: serialises additions to @peers. */
+	/** @peer_lock: serialises additions to and removals from @peers. */
 	spinlock_t peer_lock;
 
 	/** @peers: hash chains of homa_peer.node by address (RCU). */
@@ -345,6 +356,21 @@ struct homa_sock {
 	int num_rpcs;
 
 	/**
+	 * @dead_skbs: packets of ended RPCs, freed a few at a time by
+	 * homa_rpc_reap() so that ending a large RPC in softirq stays cheap.
+	 */
+	struct sk_buff_head dead_skbs;
+
+	/** @dead_rpcs: ended RPCs (linked by active_links) not yet freed. */
+	struct list_head dead_rpcs;
+
+	/**
+	 * @error_msg: why the last failed sendmsg or recvmsg on the socket
+	 * failed (a string constant; NULL if none), for HOMAIOCINFO.
+	 */
+	const char *error_msg;
+
+	/**
 	 * @ready_gen: counts RPCs made ready and shutdowns, so waiters
 	 * sleep until something new happens (READ_ONCE without the lock).
 	 */
@@ -431,6 +457,21 @@ static inline struct homa_sock *homa_sk(const struct sock *sk)
 }
 
 /**
+ * homa_sock_error() - Note why a call on a socket failed.
+ * @hsk: the socket.
+ * @err: the negative errno returned.
+ * @msg: a string constant explaining it (reported by HOMAIOCINFO).
+ *
+ * Return: @err.
+ */
+static inline int homa_sock_error(struct homa_sock *hsk, int err,
+				  const char *msg)
+{
+	WRITE_ONCE(hsk->error_msg, msg);
+	return err;
+}
+
+/**
  * homa_metric_add() - Add to one of a namespace's counters.
  * @hnet: the namespace's Homa host.
  * @m: which counter.
@@ -469,6 +510,8 @@ int homa_err_handler_v6(struct sk_buff *skb, struct inet6_skb_parm *opt,
 /* homa_peer.c */
 void homa_peertab_init(struct homa_net *hnet);
 void homa_peertab_exit(struct homa_net *hnet);
+void homa_peer_put(struct homa_peer *peer);
+void homa_peer_gc(struct homa_net *hnet);
 struct homa_peer *homa_peer_get(struct homa_net *hnet,
 				const struct in6_addr *addr);
 struct dst_entry *homa_peer_dst(struct homa_net *hnet, struct homa_peer *peer,
@@ -492,6 +535,9 @@ void homa_rpc_fail(struct homa_rpc *rpc, int err);
 void homa_msgin_reset(struct homa_rpc *rpc);
 void homa_rpc_end(struct homa_rpc *rpc);
 void homa_rpc_end_all(struct homa_sock *hsk);
+bool homa_rpc_reap(struct homa_sock *hsk, int limit);
+void homa_rpc_free(struct homa_rpc *rpc);
+void homa_skbs_free(struct homa_net *hnet, struct sk_buff_head *list);
 
 /* homa_outgoing.c */
 void homa_xmit_skb(struct homa_sock *hsk, struct homa_peer *peer,
@@ -500,6 +546,9 @@ void homa_xmit_control(struct homa_sock *hsk, struct homa_peer *peer,
 		       struct homa_pkt *pkt);
 void homa_rpc_xmit_control(struct homa_rpc *rpc, struct homa_pkt *pkt);
 u32 homa_payload_max(struct homa_net *hnet, struct homa_peer *peer);
+int homa_offload_init(void);
+void homa_offload_exit(void);
+void homa_gso_prepare(struct sk_buff *skb, u32 mss, bool ipv6);
 int homa_msgout_fill(struct homa_sock *hsk, struct homa_peer *peer,
 		     struct sk_buff_head *out, struct iov_iter *iter,
 		     u32 length);

@@ -9,6 +9,7 @@
 #include <linux/icmp.h>
 #include <linux/icmpv6.h>
 #include <linux/ip.h>
+#include <net/icmp.h>
 
 #include "homa_impl.h"
 
@@ -160,6 +161,7 @@ static void homa_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 		homa_skb_cb(skb)->offset = pkt->data.offset;
 		homa_skb_cb(skb)->length = pkt->data.length;
 		__skb_queue_tail(&in->packets, skb);
+		homa_metric_inc(hnet, HOMA_M_skbs_live);
 	}
 	homa_msgin_check(rpc);
 	return;
@@ -329,6 +331,22 @@ static struct homa_rpc *homa_find_rpc(struct homa_sock *hsk,
 	return homa_rpc_find_client(hsk, id);
 }
 
+/*
+ * A request arrived for a port with no server socket: tell the client with
+ * ICMP port unreachable (its RPC fails with ENOTCONN) rather than leave it
+ * to time out.
+ */
+static void homa_port_unreachable(struct sk_buff *skb,
+				  const struct homa_pkt *pkt)
+{
+	if (pkt->type != DATA || pkt->sender_id & 1)
+		return;
+	if (ip_hdr(skb)->version == 4)
+		icmp_send(skb, ICMP_DEST_UNREACH, ICMP_PORT_UNREACH, 0);
+	else
+		icmpv6_send(skb, ICMPV6_DEST_UNREACH, ICMPV6_PORT_UNREACH, 0);
+}
+
 /* Deliver a valid packet to its socket; @skb is consumed. */
 static void homa_sock_pkt(struct homa_sock *hsk, struct sk_buff *skb,
 			  const struct in6_addr *saddr,
@@ -353,6 +371,7 @@ static void homa_sock_pkt(struct homa_sock *hsk, struct sk_buff *skb,
 	spin_lock(&hsk->lock);
 	if (hsk->shutdown) {
 		spin_unlock(&hsk->lock);
+		homa_peer_put(peer);
 		homa_metric_inc(hnet, HOMA_M_drop_no_socket);
 		kfree_skb(skb);
 		return;
@@ -363,11 +382,16 @@ static void homa_sock_pkt(struct homa_sock *hsk, struct sk_buff *skb,
 	if (rpc) {
 		homa_rpc_pkt(rpc, skb, pkt);
 	} else {
-		if (pkt->type != ACK)
+		if (pkt->type == DATA && !hsk->is_server) {
+			homa_metric_inc(hnet, HOMA_M_drop_no_rpc);
+			homa_port_unreachable(skb, pkt);
+		} else if (pkt->type != ACK) {
 			homa_no_rpc_pkt(hsk, peer, pkt);
+		}
 		kfree_skb(skb);
 	}
 	spin_unlock(&hsk->lock);
+	homa_peer_put(peer);
 }
 
 /* The sender's address of a received packet, IPv4 mapped into IPv6. */
@@ -415,6 +439,7 @@ int homa_softirq(struct sk_buff *skb)
 	if (hsk)
 		return 0;
 	homa_metric_inc(hnet, HOMA_M_drop_no_socket);
+	homa_port_unreachable(skb, &pkt);
 drop:
 	kfree_skb(skb);
 	return 0;

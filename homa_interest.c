@@ -231,6 +231,7 @@ static int homa_copy_msg(struct homa_sock *hsk, struct homa_rpc *rpc,
 		if (!err)
 			err = homa_copy_skb(hsk->pool, rpc, skb);
 		consume_skb(skb);
+		homa_metric_add(hsk->hnet, HOMA_M_skbs_live, -1);
 	}
 	return err;
 }
@@ -297,7 +298,7 @@ static int homa_finish_recv(struct homa_sock *hsk, struct homa_rpc *rpc,
 		result = -EINVAL;
 	}
 	if (rpc->state == RPC_DEAD) {
-		kfree(rpc);
+		homa_rpc_free(rpc);
 	} else if (rpc->id & 1) {
 		rpc->state = RPC_IN_SERVICE;
 	} else {
@@ -334,18 +335,25 @@ int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags,
 
 	if (!msg->msg_control_is_user || !msg->msg_control_user ||
 	    msg->msg_controllen != sizeof(args))
-		return -EINVAL;
+		return homa_sock_error(hsk, -EINVAL,
+				       "recvmsg: msg_control must be homa_recvmsg_args");
 	uargs = msg->msg_control_user;
 	if (copy_from_user(&args, uargs, sizeof(args)))
-		return -EFAULT;
+		return homa_sock_error(hsk, -EFAULT,
+				       "recvmsg: cannot read homa_recvmsg_args");
 	if (args.reserved || args.num_bpages > HOMA_MAX_BPAGES ||
 	    flags & ~(MSG_DONTWAIT | MSG_CMSG_COMPAT))
-		return -EINVAL;
+		return homa_sock_error(hsk, -EINVAL,
+				       "recvmsg: reserved field, num_bpages or flags invalid");
 	if (!hsk->pool)
-		return -EINVAL;
+		return homa_sock_error(hsk, -EINVAL,
+				       "recvmsg: no buffer region (SO_HOMA_RCVBUF)");
 	err = homa_return_bpages(hsk, &args);
 	if (err)
-		return err;
+		return homa_sock_error(hsk, err,
+				       "recvmsg: a returned bpage is not in use");
+	/* Free a little of what ended RPCs left, while in process context. */
+	homa_rpc_reap(hsk, READ_ONCE(hsk->hnet->config.reap_limit));
 	rpc = homa_wait_ready(hsk, args.id, flags & MSG_DONTWAIT);
 	if (IS_ERR(rpc)) {
 		/* The buffers are back: a retry must not return them again. */

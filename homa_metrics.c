@@ -55,6 +55,8 @@ static const struct {
 	HOMA_METRIC(tx_no_route, "packets not sent: no route to the peer"),
 	HOMA_METRIC(tx_no_memory, "packets not sent: out of memory"),
 	HOMA_METRIC(data_resent, "DATA packets sent again after a RESEND"),
+	HOMA_METRIC(gso_segmented,
+		    "large DATA packets cut into segments in software"),
 	HOMA_METRIC(resends_sent, "RESEND requests sent for missing data"),
 	HOMA_METRIC(rpc_restarts, "client RPCs restarted after RPC_UNKNOWN"),
 	HOMA_METRIC(rpc_timeouts,
@@ -63,6 +65,10 @@ static const struct {
 	HOMA_METRIC(pool_stalls,
 		    "messages that waited for receive buffer space"),
 	HOMA_METRIC(rpcs_live, "RPCs alive now (gauge)"),
+	HOMA_METRIC(skbs_live,
+		    "packets held now: messages in and out, dead (gauge)"),
+	HOMA_METRIC(peers_live, "peers in the peer table now (gauge)"),
+	HOMA_METRIC(peers_freed, "idle peers freed by garbage collection"),
 	HOMA_METRIC(rpc_icmp_failures, "client RPCs failed by an ICMP error"),
 };
 

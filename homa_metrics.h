@@ -46,12 +46,16 @@
  * @HOMA_M_tx_no_route: packets not sent: no route to the peer.
  * @HOMA_M_tx_no_memory: packets not sent: out of memory.
  * @HOMA_M_data_resent: DATA packets sent again after a RESEND.
+ * @HOMA_M_gso_segmented: large DATA packets cut into segments in software.
  * @HOMA_M_resends_sent: RESEND requests sent for missing data.
  * @HOMA_M_rpc_restarts: client RPCs restarted after RPC_UNKNOWN.
  * @HOMA_M_rpc_timeouts: RPCs that failed or ended after timeout_ticks.
  * @HOMA_M_rpcs_acked: server RPCs freed by a client ack.
  * @HOMA_M_pool_stalls: messages that waited for receive buffer space.
  * @HOMA_M_rpcs_live: RPCs alive now (gauge).
+ * @HOMA_M_skbs_live: packets held now: messages in and out, dead (gauge).
+ * @HOMA_M_peers_live: peers in the peer table now (gauge).
+ * @HOMA_M_peers_freed: idle peers freed by garbage collection.
  * @HOMA_M_rpc_icmp_failures: client RPCs failed by an ICMP error.
  * @HOMA_NUM_METRICS: the number of metrics.
  */
@@ -88,12 +92,16 @@ enum homa_metric {
 	HOMA_M_tx_no_route,
 	HOMA_M_tx_no_memory,
 	HOMA_M_data_resent,
+	HOMA_M_gso_segmented,
 	HOMA_M_resends_sent,
 	HOMA_M_rpc_restarts,
 	HOMA_M_rpc_timeouts,
 	HOMA_M_rpcs_acked,
 	HOMA_M_pool_stalls,
 	HOMA_M_rpcs_live,
+	HOMA_M_skbs_live,
+	HOMA_M_peers_live,
+	HOMA_M_peers_freed,
 	HOMA_M_rpc_icmp_failures,
 	HOMA_NUM_METRICS
 };

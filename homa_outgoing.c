@@ -62,7 +62,18 @@ void homa_xmit_skb(struct homa_sock *hsk, struct homa_peer *peer,
 	}
 	skb_dst_set(skb, dst);
 	skb_reset_transport_header(skb);
-	skb->ip_summed = CHECKSUM_NONE;
+	if (skb_is_gso(skb)) {
+		/*
+		 * Segmentation (in software or by a NIC) treats the common
+		 * header as TCP's and fills its checksum field, which Homa
+		 * does not use; the stack wants CHECKSUM_PARTIAL for that.
+		 */
+		skb->ip_summed = CHECKSUM_PARTIAL;
+		skb->csum_start = skb_transport_header(skb) - skb->head;
+		skb->csum_offset = offsetof(struct homa_common_hdr, checksum);
+	} else {
+		skb->ip_summed = CHECKSUM_NONE;
+	}
 	if (ipv6_addr_v4mapped(&peer->addr))
 		__ip_queue_xmit(sk, skb, &fl, tos);
 	else
@@ -153,15 +164,21 @@ int homa_msgout_fill(struct homa_sock *hsk, struct homa_peer *peer,
 		     struct sk_buff_head *out, struct iov_iter *iter,
 		     u32 length)
 {
-	u32 payload = homa_payload_max(hsk->hnet, peer);
+	u32 gso = READ_ONCE(hsk->hnet->config.max_gso_size);
+	u32 mss = homa_payload_max(hsk->hnet, peer);
+	bool ipv6 = !ipv6_addr_v4mapped(&peer->addr);
 	struct sock *sk = &hsk->inet.sk;
-	u32 offset, n;
+	u32 offset, n, chunk;
 
+	/* Each stored packet carries as many whole segments as fit in gso. */
+	chunk = mss;
+	if (gso > sizeof(struct homa_data_hdr) + mss)
+		chunk = (gso - sizeof(struct homa_data_hdr)) / mss * mss;
 	skb_queue_head_init(out);
 	for (offset = 0; offset < length; offset += n) {
 		struct sk_buff *skb;
 
-		n = min(payload, length - offset);
+		n = min(chunk, length - offset);
 		skb = alloc_skb(HOMA_SKB_HEADROOM +
 				sizeof(struct homa_data_hdr) + n, GFP_KERNEL);
 		if (!skb)
@@ -176,6 +193,7 @@ int homa_msgout_fill(struct homa_sock *hsk, struct homa_peer *peer,
 			return -EFAULT;
 		}
 		homa_skb_cb(skb)->offset = offset;
+		homa_gso_prepare(skb, mss, ipv6);
 		__skb_queue_tail(out, skb);
 	}
 	return 0;
@@ -210,6 +228,8 @@ void homa_msgout_attach(struct homa_rpc *rpc, struct sk_buff_head *packets,
 	pkt.sender_id = rpc->id;
 	pkt.data.message_length = length;
 	pkt.data.cutoff_version = READ_ONCE(cfg->cutoff_version);
+	homa_metric_add(rpc->hsk->hnet, HOMA_M_skbs_live,
+			skb_queue_len(packets));
 	skb_queue_splice_tail_init(packets, &out->packets);
 	skb_queue_walk(&out->packets, skb) {
 		pkt.data.offset = homa_skb_cb(skb)->offset;
@@ -347,15 +367,21 @@ static int homa_send_request(struct homa_sock *hsk, struct msghdr *msg,
 
 	err = homa_sendmsg_addr(&hsk->inet.sk, msg, &addr, &port);
 	if (err)
-		return err;
+		return homa_sock_error(hsk, err, err == -EDESTADDRREQ ?
+				       "sendmsg: no destination address" :
+				       "sendmsg: address family not the socket's");
 	if (port == 0)
-		return -EINVAL;
+		return homa_sock_error(hsk, -EINVAL,
+				       "sendmsg: destination port 0");
 	peer = homa_peer_get(hsk->hnet, &addr);
 	if (IS_ERR(peer))
-		return PTR_ERR(peer);
+		return homa_sock_error(hsk, PTR_ERR(peer),
+				       "sendmsg: no route to the destination");
 	err = homa_msgout_fill(hsk, peer, &packets, &msg->msg_iter, len);
-	if (err)
+	if (err) {
+		homa_peer_put(peer);
 		return err;
+	}
 	spin_lock_bh(&hsk->lock);
 	if (hsk->shutdown) {
 		err = -ESHUTDOWN;
@@ -373,6 +399,7 @@ static int homa_send_request(struct homa_sock *hsk, struct msghdr *msg,
 	homa_xmit_data(rpc);
 out:
 	spin_unlock_bh(&hsk->lock);
+	homa_peer_put(peer);
 	skb_queue_purge(&packets);
 	return err;
 }
@@ -401,10 +428,15 @@ static int homa_send_reply(struct homa_sock *hsk, struct msghdr *msg,
 	spin_lock_bh(&hsk->lock);
 	rpc = homa_reply_rpc(hsk, id);
 	peer = rpc ? rpc->peer : NULL;
+	/* The RPC may end while the lock is dropped: hold its peer. */
+	if (peer)
+		refcount_inc(&peer->refs);
 	spin_unlock_bh(&hsk->lock);
 	if (!peer)
-		return -EINVAL;
+		return homa_sock_error(hsk, -EINVAL,
+				       "sendmsg: no RPC with that id awaits a reply");
 	err = homa_msgout_fill(hsk, peer, &packets, &msg->msg_iter, len);
+	homa_peer_put(peer);
 	if (err)
 		return err;
 	spin_lock_bh(&hsk->lock);
@@ -436,24 +468,41 @@ bool homa_sock_writeable(struct homa_sock *hsk)
 	       (unsigned int)READ_ONCE(hsk->hnet->config.wmem_max);
 }
 
-/* A writer waiting for transmit memory may go on. */
+/* A writer waiting for transmit memory may go on (or reap). */
 static bool homa_wmem_wake(struct homa_sock *hsk)
 {
-	return homa_sock_writeable(hsk) || READ_ONCE(hsk->shutdown);
+	return homa_sock_writeable(hsk) || READ_ONCE(hsk->shutdown) ||
+	       !skb_queue_empty_lockless(&hsk->dead_skbs);
 }
 
-/* Wait for transmit memory; 0, or -EAGAIN, -ESHUTDOWN, -EINTR. */
+/*
+ * Reap what ended RPCs left (at least reap_limit, more while there are
+ * over dead_buffs_limit dead packets or the socket is short of transmit
+ * memory), then wait for transmit memory: 0, or -EAGAIN, -ESHUTDOWN,
+ * -EINTR.
+ */
 static int homa_wait_wmem(struct homa_sock *hsk, bool nonblocking)
 {
+	struct homa_config *cfg = &hsk->hnet->config;
 	wait_queue_head_t *wq = sk_sleep(&hsk->inet.sk);
+	bool more;
 
-	if (homa_sock_writeable(hsk))
-		return 0;
-	if (nonblocking)
-		return -EAGAIN;
-	if (wait_event_interruptible(*wq, homa_wmem_wake(hsk)))
-		return -EINTR;
-	return READ_ONCE(hsk->shutdown) ? -ESHUTDOWN : 0;
+	for (;;) {
+		more = homa_rpc_reap(hsk, READ_ONCE(cfg->reap_limit));
+		while (more &&
+		       (!homa_sock_writeable(hsk) ||
+			skb_queue_len_lockless(&hsk->dead_skbs) >
+			(u32)READ_ONCE(cfg->dead_buffs_limit)))
+			more = homa_rpc_reap(hsk, READ_ONCE(cfg->reap_limit));
+		if (homa_sock_writeable(hsk))
+			return 0;
+		if (nonblocking)
+			return -EAGAIN;
+		if (wait_event_interruptible(*wq, homa_wmem_wake(hsk)))
+			return -EINTR;
+		if (READ_ONCE(hsk->shutdown))
+			return -ESHUTDOWN;
+	}
 }
 
 /**
@@ -473,16 +522,21 @@ int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 	int err;
 
 	if (!msg->msg_control_is_user || !msg->msg_control_user)
-		return -EINVAL;
+		return homa_sock_error(hsk, -EINVAL,
+				       "sendmsg: msg_control must point to homa_sendmsg_args");
 	uargs = msg->msg_control_user;
 	if (copy_from_user(&args, uargs, sizeof(args)))
-		return -EFAULT;
+		return homa_sock_error(hsk, -EFAULT,
+				       "sendmsg: cannot read homa_sendmsg_args");
 	if (args.flags & ~HOMA_SENDMSG_VALID_FLAGS || args.reserved)
-		return -EINVAL;
+		return homa_sock_error(hsk, -EINVAL,
+				       "sendmsg: unknown flags or reserved field set");
 	if (len == 0 || len > HOMA_MAX_MESSAGE_LENGTH)
-		return -EINVAL;
+		return homa_sock_error(hsk, -EINVAL,
+				       "sendmsg: message length 0 or over HOMA_MAX_MESSAGE_LENGTH");
 	if (READ_ONCE(hsk->shutdown))
-		return -ESHUTDOWN;
+		return homa_sock_error(hsk, -ESHUTDOWN,
+				       "sendmsg: socket shut down");
 	err = homa_wait_wmem(hsk, msg->msg_flags & MSG_DONTWAIT);
 	if (err)
 		return err;
@@ -493,6 +547,7 @@ int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 		return err;
 	}
 	if (args.completion_cookie || !(args.id & 1) || args.flags)
-		return -EINVAL;
+		return homa_sock_error(hsk, -EINVAL,
+				       "sendmsg: a reply takes a server RPC id, no cookie, no flags");
 	return homa_send_reply(hsk, msg, len, args.id);
 }

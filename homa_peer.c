@@ -4,6 +4,13 @@
  * route to it (looked up once, checked before use and renewed when it goes
  * stale) and the acks waiting to be sent to it. Addresses are kept as IPv6,
  * IPv4 ones mapped, so one table serves both families.
+ *
+ * Lifetime: the table holds one reference to each peer, every RPC and
+ * every caller of homa_peer_get() one more. homa_peer_gc() drops the
+ * table's reference only while it is the last one (refcount_dec_if_one),
+ * under peer_lock, and unlinks the peer in the same critical section; a
+ * lookup racing with it under RCU fails refcount_inc_not_zero() and makes
+ * a new peer. Memory is freed after an RCU grace period.
  */
 
 #include <net/ip6_route.h>
@@ -21,6 +28,15 @@ void homa_peertab_init(struct homa_net *hnet)
 	hash_init(hnet->peers);
 }
 
+/* Take a peer out of the table and free it after a grace period. */
+static void homa_peer_unlink(struct homa_net *hnet, struct homa_peer *peer)
+{
+	hash_del_rcu(&peer->node);
+	dst_release(peer->dst);
+	kfree_rcu(peer, rcu);
+	homa_metric_add(hnet, HOMA_M_peers_live, -1);
+}
+
 /**
  * homa_peertab_exit() - Free every peer of a namespace that is going away.
  * @hnet: the namespace's Homa host; no socket is left, so no RPC refers
@@ -32,11 +48,42 @@ void homa_peertab_exit(struct homa_net *hnet)
 	struct hlist_node *tmp;
 	int bkt;
 
+	hash_for_each_safe(hnet->peers, bkt, tmp, peer, node)
+		homa_peer_unlink(hnet, peer);
+}
+
+/**
+ * homa_peer_put() - Drop a reference taken by homa_peer_get() or held by
+ * an RPC. The peer stays in the table (homa_peer_gc() frees idle ones).
+ * @peer: the peer.
+ */
+void homa_peer_put(struct homa_peer *peer)
+{
+	refcount_dec(&peer->refs);
+}
+
+/**
+ * homa_peer_gc() - Free the peers of a namespace that no RPC uses and
+ * that nobody looked up for peer_idle_secs. Called by the timer.
+ * @hnet: the namespace's Homa host.
+ */
+void homa_peer_gc(struct homa_net *hnet)
+{
+	unsigned long idle = READ_ONCE(hnet->config.peer_idle_secs) * HZ;
+	struct homa_peer *peer;
+	struct hlist_node *tmp;
+	int bkt;
+
+	spin_lock_bh(&hnet->peer_lock);
 	hash_for_each_safe(hnet->peers, bkt, tmp, peer, node) {
-		hash_del_rcu(&peer->node);
-		dst_release(peer->dst);
-		kfree_rcu(peer, rcu);
+		if (time_before(jiffies, READ_ONCE(peer->last_used) + idle))
+			continue;
+		if (!refcount_dec_if_one(&peer->refs))
+			continue;
+		homa_peer_unlink(hnet, peer);
+		homa_metric_inc(hnet, HOMA_M_peers_freed);
 	}
+	spin_unlock_bh(&hnet->peer_lock);
 }
 
 static u32 homa_peer_hash(const struct in6_addr *addr)
@@ -92,7 +139,8 @@ static int homa_peer_route(struct homa_net *hnet, struct homa_peer *peer)
  * @hnet: the namespace's Homa host.
  * @addr: the peer's address (IPv4-mapped for IPv4).
  *
- * Return: the peer, or an ERR_PTR: -ENOMEM, or the routing error (e.g.
+ * Return: the peer, with a reference the caller drops with
+ * homa_peer_put(); or an ERR_PTR: -ENOMEM, or the routing error (e.g.
  * -ENETUNREACH) for a new peer that has no route.
  */
 struct homa_peer *homa_peer_get(struct homa_net *hnet,
@@ -103,13 +151,20 @@ struct homa_peer *homa_peer_get(struct homa_net *hnet,
 
 	rcu_read_lock();
 	peer = homa_peer_lookup(hnet, addr);
+	if (peer && !refcount_inc_not_zero(&peer->refs))
+		peer = NULL;
 	rcu_read_unlock();
-	if (peer)
+	if (peer) {
+		WRITE_ONCE(peer->last_used, jiffies);
 		return peer;
+	}
 	peer = kzalloc(sizeof(*peer), GFP_ATOMIC);
 	if (!peer)
 		return ERR_PTR(-ENOMEM);
 	peer->addr = *addr;
+	/* The table's reference and the caller's. */
+	refcount_set(&peer->refs, 2);
+	peer->last_used = jiffies;
 	peer->last_heard = jiffies;
 	spin_lock_init(&peer->lock);
 	err = homa_peer_route(hnet, peer);
@@ -118,9 +173,14 @@ struct homa_peer *homa_peer_get(struct homa_net *hnet,
 		return ERR_PTR(err);
 	}
 	spin_lock_bh(&hnet->peer_lock);
+	/* Under peer_lock every peer in the table holds the table's ref. */
 	other = homa_peer_lookup(hnet, addr);
-	if (!other)
+	if (other) {
+		refcount_inc(&other->refs);
+	} else {
 		hash_add_rcu(hnet->peers, &peer->node, homa_peer_hash(addr));
+		homa_metric_inc(hnet, HOMA_M_peers_live);
+	}
 	spin_unlock_bh(&hnet->peer_lock);
 	if (other) {
 		dst_release(peer->dst);

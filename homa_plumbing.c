@@ -43,6 +43,8 @@ static int homa_sk_init(struct sock *sk)
 	spin_lock_init(&hsk->lock);
 	INIT_LIST_HEAD(&hsk->active_rpcs);
 	INIT_LIST_HEAD(&hsk->ready_rpcs);
+	INIT_LIST_HEAD(&hsk->dead_rpcs);
+	skb_queue_head_init(&hsk->dead_skbs);
 	hash_init(hsk->client_rpcs);
 	hash_init(hsk->server_rpcs);
 	err = homa_sock_init(hsk, hnet);
@@ -74,6 +76,7 @@ static void homa_sk_destroy(struct sock *sk)
 		return;
 	homa_sock_unlink(hsk);
 	homa_sock_stop(hsk);
+	homa_rpc_reap(hsk, INT_MAX);
 	homa_pool_free(hsk->pool);
 	hsk->pool = NULL;
 	/* A socket whose init failed never got a port nor was counted. */
@@ -225,24 +228,97 @@ static int homa_getsockopt(struct sock *sk, int level, int optname,
 	return 0;
 }
 
+/* Describe one RPC for HOMAIOCINFO; the socket's lock is held. */
+static void homa_rpc_info_fill(struct homa_rpc *rpc, struct homa_rpc_info *ri)
+{
+	const struct homa_msgin *in = &rpc->msgin;
+	const struct homa_msgout *out = &rpc->msgout;
+	const struct in6_addr *addr = &rpc->peer->addr;
+
+	memset(ri, 0, sizeof(*ri));
+	ri->id = rpc->id;
+	if (rpc->hsk->inet.sk.sk_family == AF_INET) {
+		ri->peer.in4.sin_family = AF_INET;
+		ri->peer.in4.sin_port = htons(rpc->dport);
+		ri->peer.in4.sin_addr.s_addr = addr->s6_addr32[3];
+	} else {
+		ri->peer.in6.sin6_family = AF_INET6;
+		ri->peer.in6.sin6_port = htons(rpc->dport);
+		ri->peer.in6.sin6_addr = *addr;
+	}
+	ri->completion_cookie = rpc->id & 1 ? 0 : rpc->completion_cookie;
+	ri->tx_length = out->length;
+	if (out->length >= 0) {
+		ri->tx_sent = min_t(u32, out->next_xmit_offset, out->length);
+		ri->tx_granted = min_t(u32, out->granted, out->length);
+		ri->tx_prio = out->priority;
+	}
+	ri->rx_length = in->length;
+	if (in->length >= 0) {
+		ri->rx_remaining = in->gaps.bytes_remaining;
+		ri->rx_gaps = in->gaps.num_gaps;
+		ri->rx_gap_bytes = homa_gaps_gap_bytes(&in->gaps);
+		ri->rx_granted = in->granted;
+		if (!in->num_bpages && !rpc->ready)
+			ri->flags |= HOMA_RPC_BUF_STALL;
+	}
+	if (rpc->private)
+		ri->flags |= HOMA_RPC_PRIVATE;
+	if (rpc->ready)
+		ri->flags |= HOMA_RPC_RX_READY;
+	if (!skb_queue_empty(&in->packets))
+		ri->flags |= HOMA_RPC_RX_COPY;
+}
+
+/*
+ * HOMAIOCINFO: the socket's state and, if the caller gave room, one
+ * homa_rpc_info per RPC (as many as fit; num_rpcs says how many exist).
+ */
 static int homa_ioc_info(struct sock *sk, void __user *arg)
 {
 	struct homa_sock *hsk = homa_sk(sk);
+	struct homa_rpc_info *ri = NULL;
 	struct homa_info info;
+	const char *msg;
+	struct homa_rpc *rpc;
+	u32 room, n = 0;
+	int err = 0;
 
 	if (copy_from_user(&info, arg, sizeof(info)))
 		return -EFAULT;
+	/* Room for the RPCs that exist now, and a few more. */
+	room = min_t(u64, info.rpc_info_length / sizeof(*ri),
+		     READ_ONCE(hsk->num_rpcs) + 16);
+	if (!info.rpc_info)
+		room = 0;
+	if (room) {
+		ri = kvcalloc(room, sizeof(*ri), GFP_KERNEL);
+		if (!ri)
+			return -ENOMEM;
+	}
 	spin_lock_bh(&hsk->lock);
 	info.port = hsk->port;
 	info.num_rpcs = hsk->num_rpcs;
 	info.bpool_avail_bytes = hsk->pool ?
 		homa_pool_avail_bytes(&hsk->pool->state) : 0;
+	list_for_each_entry(rpc, &hsk->active_rpcs, active_links) {
+		if (n >= room)
+			break;
+		homa_rpc_info_fill(rpc, &ri[n++]);
+	}
 	spin_unlock_bh(&hsk->lock);
 	memset(info.error_msg, 0, sizeof(info.error_msg));
+	msg = READ_ONCE(hsk->error_msg);
+	if (msg)
+		strscpy(info.error_msg, msg, sizeof(info.error_msg));
 	info._pad = 0;
-	if (copy_to_user(arg, &info, sizeof(info)))
-		return -EFAULT;
-	return 0;
+	if (n && copy_to_user(u64_to_user_ptr(info.rpc_info), ri,
+			      n * sizeof(*ri)))
+		err = -EFAULT;
+	kvfree(ri);
+	if (!err && copy_to_user(arg, &info, sizeof(info)))
+		err = -EFAULT;
+	return err;
 }
 
 /* Abort one client RPC: discard it, or fail it with @error. */
@@ -482,8 +558,13 @@ static int __init homa_init(void)
 	err = inet6_register_protosw(&homav6_protosw);
 	if (err)
 		goto err_inet6;
+	err = homa_offload_init();
+	if (err)
+		goto err_protosw6;
 	return 0;
 
+err_protosw6:
+	inet6_unregister_protosw(&homav6_protosw);
 err_inet6:
 	inet6_del_protocol(&homav6_protocol, IPPROTO_HOMA);
 err_inet:
@@ -500,6 +581,7 @@ err_proto:
 
 static void __exit homa_exit(void)
 {
+	homa_offload_exit();
 	inet6_unregister_protosw(&homav6_protosw);
 	inet6_del_protocol(&homav6_protocol, IPPROTO_HOMA);
 	inet_unregister_protosw(&homa_protosw);

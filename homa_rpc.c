@@ -24,6 +24,7 @@ static struct homa_rpc *homa_rpc_alloc(struct homa_sock *hsk,
 	rpc->hsk = hsk;
 	rpc->id = id;
 	rpc->peer = peer;
+	refcount_inc(&peer->refs);
 	rpc->dport = dport;
 	rpc->msgout.length = -1;
 	skb_queue_head_init(&rpc->msgout.packets);
@@ -165,7 +166,7 @@ void homa_msgin_reset(struct homa_rpc *rpc)
 	u32 i;
 
 	lockdep_assert_held(&rpc->hsk->lock);
-	skb_queue_purge(&rpc->msgin.packets);
+	skb_queue_splice_tail_init(&rpc->msgin.packets, &rpc->hsk->dead_skbs);
 	for (i = 0; i < rpc->msgin.num_bpages && pool; i++)
 		homa_pool_release(&pool->state, rpc->msgin.bpage_offsets[i]);
 	rpc->msgin.num_bpages = 0;
@@ -193,14 +194,14 @@ void homa_rpc_end(struct homa_rpc *rpc)
 		rpc->ready = false;
 	}
 	hsk->num_rpcs--;
-	skb_queue_purge(&rpc->msgout.packets);
+	skb_queue_splice_tail_init(&rpc->msgout.packets, &hsk->dead_skbs);
 	homa_msgin_reset(rpc);
 	homa_metric_add(hsk->hnet, HOMA_M_rpcs_live, -1);
 	/* A thread waiting for this RPC must learn that it is gone. */
 	WRITE_ONCE(hsk->ready_gen, hsk->ready_gen + 1);
 	hsk->inet.sk.sk_data_ready(&hsk->inet.sk);
 	if (!rpc->copying)
-		kfree(rpc);
+		list_add_tail(&rpc->active_links, &hsk->dead_rpcs);
 }
 
 /**
@@ -214,4 +215,68 @@ void homa_rpc_end_all(struct homa_sock *hsk)
 	lockdep_assert_held(&hsk->lock);
 	list_for_each_entry_safe(rpc, tmp, &hsk->active_rpcs, active_links)
 		homa_rpc_end(rpc);
+}
+
+/**
+ * homa_rpc_free() - Free an ended RPC's memory.
+ * @rpc: the RPC: dead, unlinked from everything, its packets gone.
+ */
+void homa_rpc_free(struct homa_rpc *rpc)
+{
+	homa_peer_put(rpc->peer);
+	kfree(rpc);
+}
+
+/**
+ * homa_skbs_free() - Free a list of packets that Homa held, and count
+ * them out of the skbs_live metric.
+ * @hnet: the namespace's Homa host.
+ * @list: the packets; emptied.
+ */
+void homa_skbs_free(struct homa_net *hnet, struct sk_buff_head *list)
+{
+	u32 n = skb_queue_len(list);
+
+	if (!n)
+		return;
+	skb_queue_purge(list);
+	homa_metric_add(hnet, HOMA_M_skbs_live, -(s64)n);
+}
+
+/**
+ * homa_rpc_reap() - Free part of what ended RPCs left behind: their
+ * packets and the RPC structures themselves.
+ * @hsk: the socket; its lock must not be held (freeing a sent packet
+ *       gives back transmit memory and may wake writers).
+ * @limit: most packets and RPCs to free in this call.
+ *
+ * Return: true if more remains to be freed.
+ */
+bool homa_rpc_reap(struct homa_sock *hsk, int limit)
+{
+	struct homa_rpc *rpc, *tmp;
+	struct sk_buff_head skbs;
+	struct sk_buff *skb;
+	LIST_HEAD(rpcs);
+	int n = 0;
+	bool more;
+
+	__skb_queue_head_init(&skbs);
+	spin_lock_bh(&hsk->lock);
+	while (n < limit && (skb = __skb_dequeue(&hsk->dead_skbs))) {
+		__skb_queue_tail(&skbs, skb);
+		n++;
+	}
+	list_for_each_entry_safe(rpc, tmp, &hsk->dead_rpcs, active_links) {
+		if (n++ >= limit)
+			break;
+		list_move_tail(&rpc->active_links, &rpcs);
+	}
+	more = !skb_queue_empty(&hsk->dead_skbs) ||
+	       !list_empty(&hsk->dead_rpcs);
+	spin_unlock_bh(&hsk->lock);
+	homa_skbs_free(hsk->hnet, &skbs);
+	list_for_each_entry_safe(rpc, tmp, &rpcs, active_links)
+		homa_rpc_free(rpc);
+	return more;
 }

@@ -62,6 +62,9 @@ static bool homa_timer_waiting(struct homa_rpc *rpc, bool *receiving)
 	return true;
 }
 
+/* Firings of the timer between two sweeps for idle peers. */
+#define HOMA_PEER_GC_TICKS 1000
+
 /* Most RESEND and NEED_ACK packets the timer sends one peer per firing. */
 #define HOMA_PEER_PROBES_PER_TICK 8
 
@@ -144,6 +147,8 @@ static void homa_timer_sock(struct homa_sock *hsk, int ms)
 					 active_links)
 			homa_timer_rpc(rpc, &hsk->hnet->config, ms);
 	spin_unlock_bh(&hsk->lock);
+	/* An idle application does not reap: the timer does, in steps. */
+	homa_rpc_reap(hsk, READ_ONCE(hsk->hnet->config.reap_limit));
 }
 
 static void homa_timer_fire(struct timer_list *t)
@@ -166,6 +171,8 @@ static void homa_timer_fire(struct timer_list *t)
 	hash_for_each_rcu(hnet->socktab.buckets, bkt, hsk, socktab_node)
 		homa_timer_sock(hsk, ms);
 	rcu_read_unlock();
+	if (hnet->timer_count % HOMA_PEER_GC_TICKS == 0)
+		homa_peer_gc(hnet);
 	if (!READ_ONCE(hnet->timer_stop))
 		mod_timer(&hnet->timer, jiffies + msecs_to_jiffies(1));
 }

@@ -31,8 +31,9 @@ ksrc=(homa*.c homa*.h)
 ksrc=("${ksrc[@]/homa.mod.c/}")
 mapfile -t ksrc < <(printf '%s\n' "${ksrc[@]}" | grep -v '^$')
 csrc=("${ksrc[@]}" test/vm/homa_test.c)
-mapfile -t scripts < <(find scripts test .ci -type f \
-	\( -name '*.sh' -o -path .ci/run \) 2>/dev/null | sort)
+mapfile -t scripts < <(find scripts test .ci util -type f \
+	\( -name '*.sh' -o -path .ci/run -o -path util/testbed \) \
+	2>/dev/null | sort)
 
 # 1. Build from scratch with W=1 and sparse: no warning of any kind.
 make -s -C "$KDIR" M="$TOP" clean > /dev/null

@@ -68,6 +68,7 @@ const Expected kExpected[] = {
 	SCALAR(reap_limit, "reap_limit", 10),
 	SCALAR(dead_buffs_limit, "dead_buffs_limit", 5000),
 	SCALAR(wmem_max, "wmem_max", 100000000),
+	SCALAR(peer_idle_secs, "peer_idle_secs", 60),
 };
 
 #undef SCALAR
@@ -601,6 +602,7 @@ TEST(homa_config_check, spec_ranges_from_spec)
 		{ "timeout_ticks", 0 },		{ "request_ack_ticks", 0 },
 		{ "poll_usecs", -1 },		{ "reap_limit", 0 },
 		{ "dead_buffs_limit", -1 },	{ "wmem_max", 0 },
+		{ "peer_idle_secs", 0 },	{ "peer_idle_secs", 86401 },
 		{ "unsched_cutoffs", -1 },
 	};
 

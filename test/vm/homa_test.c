@@ -176,11 +176,15 @@ static void cmd_bind(void)
 }
 
 /* Bind a port and keep it until killed (cross-namespace tests). */
-static void cmd_hold(int port)
+static void cmd_hold(int port, bool server)
 {
-	int fd = homa_socket(AF_INET);
+	int fd = homa_socket(AF_INET), off = 0;
 
 	expect_errno("bind", bind_port(fd, AF_INET, port), 0);
+	if (!server)
+		expect_errno("SO_HOMA_SERVER 0",
+			     setsockopt(fd, IPPROTO_HOMA, SO_HOMA_SERVER, &off,
+					sizeof(off)), 0);
 	if (failures)
 		exit(1);
 	printf("bound %d\n", port);
@@ -417,6 +421,37 @@ static int do_send(int fd, union sockaddr_homa *to, const char *buf, int len,
 }
 
 /* Echo every request back as its response, until killed. */
+/*
+ * At-most-once check: every request the server executes is remembered by
+ * (client address, port, id); seeing one again is a failure, printed as
+ * "# duplicate request" (tests grep the server's output for it).
+ */
+#define SEEN_SLOTS 1048576
+static __u64 seen[SEEN_SLOTS];
+
+static void note_request(const union sockaddr_homa *from, __u64 id)
+{
+	__u64 key = id, h;
+	const unsigned char *p = (const unsigned char *)from;
+	size_t i;
+
+	for (i = 0; i < sizeof(*from); i++)
+		key = key * 1099511628211ULL + p[i];
+	key |= 1;		/* 0 marks a free slot */
+	for (h = key % SEEN_SLOTS;; h = (h + 1) % SEEN_SLOTS) {
+		if (seen[h] == key) {
+			printf("# duplicate request id %llu\n",
+			       (unsigned long long)id);
+			fflush(stdout);
+			return;
+		}
+		if (seen[h] == 0) {
+			seen[h] = key;
+			return;
+		}
+	}
+}
+
 static void cmd_server(int family, int port)
 {
 	int fd = homa_socket(family);
@@ -442,6 +477,7 @@ static void cmd_server(int family, int port)
 			exit(1);
 		}
 		gather(region, &ra, len, buf);
+		note_request(&from, ra.id);
 		memset(&sa, 0, sizeof(sa));
 		sa.id = ra.id;
 		if (do_send(fd, &from, buf, len, &sa) < 0)
@@ -820,6 +856,98 @@ static void cmd_expect_error(const char *host, int port, int want)
 		fail("failed RPC's id not returned");
 }
 
+/* Find the entry of RPC @id among @n; NULL if absent. */
+static struct homa_rpc_info *find_info(struct homa_rpc_info *ri, int n,
+				       __u64 id)
+{
+	for (int i = 0; i < n; i++)
+		if (ri[i].id == id)
+			return &ri[i];
+	return NULL;
+}
+
+/*
+ * HOMAIOCINFO's per-RPC entries: a socket sends a 5000-byte request to
+ * itself and never answers it, so it holds a client RPC (all sent, no
+ * response) and a server RPC (request complete, ready).
+ */
+static void cmd_info(void)
+{
+	struct homa_rpc_info ri[4], *c, *s;
+	struct homa_sendmsg_args sa = { .completion_cookie = 77 };
+	int fd = homa_socket(AF_INET6), i;
+	union sockaddr_homa to;
+	struct homa_info info;
+	char buf[5000];
+
+	expect_errno("bind 902", bind_port(fd, AF_INET6, 902), 0);
+	setup_pool(fd);
+	parse_addr("::1", 902, &to);
+	memset(buf, 3, sizeof(buf));
+	/* error_msg explains the last failure. */
+	expect_errno("sendmsg of 0 bytes", do_send(fd, &to, buf, 0, &sa),
+		     EINVAL);
+	memset(&info, 0, sizeof(info));
+	expect_errno("HOMAIOCINFO", ioctl(fd, HOMAIOCINFO, &info), 0);
+	if (!strstr(info.error_msg, "length"))
+		fail("error_msg after a 0-byte sendmsg: '%.*s'",
+		     HOMA_ERROR_MSG_SIZE, info.error_msg);
+	expect_errno("sendmsg", do_send(fd, &to, buf, sizeof(buf), &sa), 0);
+	for (i = 0; i < 200; i++) {
+		memset(&info, 0, sizeof(info));
+		memset(ri, 0xa5, sizeof(ri));
+		info.rpc_info = (uintptr_t)ri;
+		info.rpc_info_length = sizeof(ri);
+		expect_errno("HOMAIOCINFO", ioctl(fd, HOMAIOCINFO, &info), 0);
+		s = find_info(ri, info.num_rpcs, sa.id | 1);
+		if (info.num_rpcs == 2 && s && s->flags & HOMA_RPC_RX_READY)
+			break;
+		usleep(10000);
+	}
+	if (info.num_rpcs != 2)
+		fail("HOMAIOCINFO: %u RPCs, want 2", info.num_rpcs);
+	c = find_info(ri, 2, sa.id);
+	s = find_info(ri, 2, sa.id | 1);
+	if (!c || !s) {
+		fail("HOMAIOCINFO: the client or server RPC is missing");
+		return;
+	}
+	if (c->completion_cookie != 77 || c->tx_length != 5000 ||
+	    c->tx_sent != 5000 || c->tx_granted != 5000 ||
+	    c->rx_length != -1 || c->flags != 0)
+		fail("client entry: cookie %llu tx %d/%u/%u rx %d flags %#x",
+		     (unsigned long long)c->completion_cookie, c->tx_length,
+		     c->tx_sent, c->tx_granted, c->rx_length, c->flags);
+	if (c->peer.in6.sin6_family != AF_INET6 ||
+	    ntohs(c->peer.in6.sin6_port) != 902)
+		fail("client entry: peer family %d port %d",
+		     c->peer.in6.sin6_family, ntohs(c->peer.in6.sin6_port));
+	if (s->completion_cookie != 0 || s->rx_length != 5000 ||
+	    s->rx_remaining != 0 || s->rx_gaps != 0 || s->tx_length != -1 ||
+	    !(s->flags & HOMA_RPC_RX_READY) || s->flags & HOMA_RPC_BUF_STALL)
+		fail("server: cookie %llu rx %d/%u gaps %u tx %d flags %#x",
+		     (unsigned long long)s->completion_cookie, s->rx_length,
+		     s->rx_remaining, s->rx_gaps, s->tx_length, s->flags);
+	/* Room for one entry: one is written, num_rpcs still says 2. */
+	memset(&info, 0, sizeof(info));
+	memset(ri, 0xa5, sizeof(ri));
+	info.rpc_info = (uintptr_t)ri;
+	info.rpc_info_length = sizeof(ri[0]);
+	expect_errno("HOMAIOCINFO, room for 1", ioctl(fd, HOMAIOCINFO, &info),
+		     0);
+	if (info.num_rpcs != 2 ||
+	    (ri[0].id != sa.id && ri[0].id != (sa.id | 1)))
+		fail("room for 1: num_rpcs %u, first id %llu", info.num_rpcs,
+		     (unsigned long long)ri[0].id);
+	if (ri[1].id != 0xa5a5a5a5a5a5a5a5ULL)
+		fail("room for 1: a second entry was written");
+	info.rpc_info = 8;
+	info.rpc_info_length = sizeof(ri);
+	expect_errno("HOMAIOCINFO, bad rpc_info pointer",
+		     ioctl(fd, HOMAIOCINFO, &info), EFAULT);
+	close(fd);
+}
+
 /* Read or write exactly @len bytes of a stream; false at EOF or error. */
 static bool tcp_io(int fd, char *buf, size_t len, bool rd)
 {
@@ -898,10 +1026,12 @@ static void cmd_tcp_client(const char *host, int port, int count, int size)
 
 static void print_usage(void)
 {
-	printf("Usage: %s sockets | bind | hold PORT | try_bind PORT |\n"
-	       "       sockopt | ioctl | inject4 | inject6 |\n"
+	printf("Usage: %s sockets | bind | hold PORT [noserver] |\n"
+	       "       try_bind PORT |\n"
+	       "       sockopt | ioctl | info | inject4 | inject6 |\n"
 	       "       server 4|6 PORT [BPAGES] | api |\n"
 	       "       expect_timeout ADDR PORT | expect_unreach ADDR PORT |\n"
+	       "       expect_noport ADDR PORT |\n"
 	       "       client ADDR PORT COUNT SIZE WINDOW |\n"
 	       "       tcp_server PORT | tcp_client ADDR PORT COUNT SIZE |\n"
 	       "       wmem ADDR PORT\n",
@@ -919,7 +1049,10 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[1], "bind"))
 		cmd_bind();
 	else if (!strcmp(argv[1], "hold") && argc == 3)
-		cmd_hold(atoi(argv[2]));
+		cmd_hold(atoi(argv[2]), true);
+	else if (!strcmp(argv[1], "hold") && argc == 4 &&
+		 !strcmp(argv[3], "noserver"))
+		cmd_hold(atoi(argv[2]), false);
 	else if (!strcmp(argv[1], "try_bind") && argc == 3)
 		cmd_try_bind(atoi(argv[2]));
 	else if (!strcmp(argv[1], "sockopt"))
@@ -934,10 +1067,14 @@ int main(int argc, char **argv)
 		cmd_server_args(argc, argv);
 	else if (!strcmp(argv[1], "api"))
 		cmd_api();
+	else if (!strcmp(argv[1], "info"))
+		cmd_info();
 	else if (!strcmp(argv[1], "expect_timeout") && argc == 4)
 		cmd_expect_error(argv[2], atoi(argv[3]), ETIMEDOUT);
 	else if (!strcmp(argv[1], "expect_unreach") && argc == 4)
 		cmd_expect_error(argv[2], atoi(argv[3]), EHOSTUNREACH);
+	else if (!strcmp(argv[1], "expect_noport") && argc == 4)
+		cmd_expect_error(argv[2], atoi(argv[3]), ENOTCONN);
 	else if (!strcmp(argv[1], "wmem") && argc == 4)
 		cmd_wmem(argv[2], atoi(argv[3]));
 	else if (!strcmp(argv[1], "tcp_server") && argc == 3)

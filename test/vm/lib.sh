@@ -32,7 +32,9 @@ ns_add() {
 
 # link_pair NS1 NS2 NET4 [NET6]: create two namespaces joined by a veth
 # pair, veth1 in NS1 with NET4.1 (and NET6::1), veth2 in NS2 with NET4.2
-# (and NET6::2); NET4 is the first three octets, e.g. 10.1.0.
+# (and NET6::2); NET4 is the first three octets, e.g. 10.1.0. The veths
+# start with GRO and TSO off, so that no test depends on offloads
+# (t_rpc_offload switches them on).
 link_pair() {
 	ns_add "$1"
 	ns_add "$2"
@@ -43,16 +45,20 @@ link_pair() {
 		ip -n "$1" addr add "$4::1/64" dev veth1 nodad
 		ip -n "$2" addr add "$4::2/64" dev veth2 nodad
 	fi
+	ip netns exec "$1" ethtool -K veth1 gro off tso off > /dev/null
+	ip netns exec "$2" ethtool -K veth2 gro off tso off > /dev/null
 	ip -n "$1" link set veth1 up
 	ip -n "$2" link set veth2 up
 }
 
 # serve NS ARGS...: start "homa_test server ARGS" in NS in the background
 # and wait until it is bound (a request sent earlier would be dropped).
+# SERVE_OUT names the file that receives the server's output.
 serve() {
 	local ns=$1 out
 	shift
 	out=$(mktemp /tmp/server.XXXXXX)
+	SERVE_OUT=$out
 	in_ns "$ns" "$HOMA_TEST" server "$@" > "$out" 2>&1 &
 	for _ in $(seq 100); do
 		grep -q '^serving' "$out" && return 0
@@ -93,12 +99,13 @@ check_eq() {
 	fi
 }
 
-# hold NS PORT: bind PORT in NS from a background process; sets HOLD_PID.
+# hold NS PORT [noserver]: bind PORT in NS from a background process (with
+# noserver: then switch SO_HOMA_SERVER off); sets HOLD_PID.
 hold() {
 	local out
 	out=$(mktemp /tmp/hold.XXXXXX)
 	# Not through in_ns: $! must be homa_test itself (ip execs it).
-	ip netns exec "$1" "$HOMA_TEST" hold "$2" > "$out" 2>&1 &
+	ip netns exec "$1" "$HOMA_TEST" hold "${@:2}" > "$out" 2>&1 &
 	HOLD_PID=$!
 	for _ in $(seq 100); do
 		grep -q "^bound $2" "$out" && return 0
@@ -113,6 +120,41 @@ hold() {
 release() {
 	kill "$HOLD_PID" 2>/dev/null || true
 	wait "$HOLD_PID" 2>/dev/null || true
+}
+
+# stop_all NS: kill every process in NS (closing their sockets) and wait.
+stop_all() {
+	local pids
+	pids=$(ip netns pids "$1" 2>/dev/null)
+	# shellcheck disable=SC2086	# one pid per word
+	[ -z "$pids" ] || kill $pids 2>/dev/null || true
+	for _ in $(seq 50); do
+		[ -z "$(ip netns pids "$1" 2>/dev/null)" ] && return 0
+		sleep 0.1
+	done
+}
+
+# settled NS NAME WANT: true once metric NAME in NS equals WANT (waits up
+# to 10 s: the timer frees what ended RPCs left a few packets at a time).
+settled() {
+	for _ in $(seq 100); do
+		[ "$(metric "$1" "$2")" = "$3" ] && return 0
+		sleep 0.1
+	done
+	echo "# $1 $2 is $(metric "$1" "$2"), want $3"
+	return 1
+}
+
+# live_zero NS...: after the namespaces' processes are gone, every
+# live-object counter (sockets, RPCs, packets held) must return to zero.
+live_zero() {
+	local ns m
+	for ns in "$@"; do
+		stop_all "$ns"
+		for m in sockets_live rpcs_live skbs_live; do
+			check "$ns: $m back to 0" settled "$ns" "$m" 0
+		done
+	done
 }
 
 # finish: exit with the test's verdict.

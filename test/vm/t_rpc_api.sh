@@ -9,4 +9,5 @@ ns_add api1
 check "homa_test api" in_ns api1 "$HOMA_TEST" api
 check_eq "no RPC left behind" "$(metric api1 rpcs_live)" 0
 check_eq "no socket left behind" "$(metric api1 sockets_live)" 0
+live_zero api1
 finish

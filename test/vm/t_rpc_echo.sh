@@ -27,6 +27,8 @@ check "IPv4 1000 concurrent RPCs" in_ns rpc1 "$HOMA_TEST" client \
 check "IPv6 1000 concurrent RPCs" in_ns rpc1 "$HOMA_TEST" client \
 	fd00::2 41 1000 100 1000
 check_eq "client RPCs all freed" "$(metric rpc1 rpcs_live)" 0
+check "client packets all freed" settled rpc1 skbs_live 0
 echo "# client rpc1: $(metric rpc1 resends_sent) resends," \
 	"$(metric rpc1 rpc_timeouts) timeouts"
+live_zero rpc1 rpc2
 finish

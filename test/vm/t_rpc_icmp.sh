@@ -2,13 +2,15 @@
 # ICMP errors fail RPCs: a request to an address on the link where no host
 # answers ARP makes the kernel return ICMP host unreachable, and the client
 # RPC fails with EHOSTUNREACH (long before any timeout, which is raised
-# out of the way here).
+# out of the way here). A request to a port where no server socket is bound
+# is answered with ICMP port unreachable: the client fails with ENOTCONN.
 #
-#   [icmp1] veth1 10.7.0.1 ---- veth2 10.7.0.2 [icmp2]; 10.7.0.99: nobody
+#   [icmp1] veth1 10.7.0.1 fd07::1 ---- veth2 10.7.0.2 fd07::2 [icmp2]
+#   10.7.0.99: nobody
 # shellcheck source=test/vm/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-link_pair icmp1 icmp2 10.7.0
+link_pair icmp1 icmp2 10.7.0 fd07
 in_ns icmp1 sysctl -q -w net.homa.timeout_ticks=100000 \
 	net.ipv4.neigh.veth1.mcast_solicit=1 \
 	net.ipv4.neigh.veth1.retrans_time_ms=100
@@ -16,4 +18,19 @@ check "EHOSTUNREACH for a host that is not there" \
 	in_ns icmp1 "$HOMA_TEST" expect_unreach 10.7.0.99 100
 check "ICMP failure counted" test "$(metric icmp1 rpc_icmp_failures)" -ge 1
 check_eq "client RPC freed" "$(metric icmp1 rpcs_live)" 0
+
+check "ENOTCONN for a port with no socket (IPv4)" \
+	in_ns icmp1 "$HOMA_TEST" expect_noport 10.7.0.2 300
+check "ENOTCONN for a port with no socket (IPv6)" \
+	in_ns icmp1 "$HOMA_TEST" expect_noport fd07::2 300
+hold icmp2 301 noserver
+check "ENOTCONN for a socket that is not a server" \
+	in_ns icmp1 "$HOMA_TEST" expect_noport 10.7.0.2 301
+release
+check "requests counted as dropped" \
+	test "$(metric icmp2 drop_no_socket)" -ge 2
+check "request to a non-server counted" \
+	test "$(metric icmp2 drop_no_rpc)" -ge 1
+check_eq "no RPC left in the client" "$(metric icmp1 rpcs_live)" 0
+check_eq "no RPC left in the server" "$(metric icmp2 rpcs_live)" 0
 finish

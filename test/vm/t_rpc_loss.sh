@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Echo RPCs survive packet loss: netem drops 1%, 5% and 20% of the packets
 # in both directions; every RPC completes with its bytes intact, and the
-# receivers' RESEND counters show that loss was repaired.
+# receivers' RESEND counters show that loss was repaired. Then packets are
+# also duplicated and reordered: the server must still execute each request
+# at most once (homa_test's server reports any request id it sees twice).
 #
 #   [loss1] veth1 10.2.0.1 --netem-- veth2 10.2.0.2 [loss2]
 # shellcheck source=test/vm/lib.sh
@@ -10,6 +12,7 @@ source "$(dirname "$0")/lib.sh"
 modprobe sch_netem 2>/dev/null || true
 link_pair loss1 loss2 10.2.0
 serve loss2 4 50
+server_out=$SERVE_OUT
 # Resolve the neighbours before the loss starts: a lost ARP exchange takes
 # a second to retry, longer than Homa's default timeout (see the note in
 # homa.7 BUGS).
@@ -31,5 +34,14 @@ for pct in 1 5 20; do
 	echo "# $pct% loss: $((after - before)) RESENDs sent"
 	check "$pct% loss: RESENDs sent" test "$after" -gt "$before"
 done
+tc -n loss1 qdisc replace dev veth1 root netem loss 5% duplicate 20% \
+	delay 1ms reorder 70%
+tc -n loss2 qdisc replace dev veth2 root netem loss 5% duplicate 20% \
+	delay 1ms reorder 70%
+check "duplicates and reordering: 200 RPCs of 20000 B" in_ns loss1 \
+	"$HOMA_TEST" client 10.2.0.2 50 200 20000 8
+check "every request executed at most once" \
+	sh -c "! grep 'duplicate request' '$server_out'"
 check_eq "client RPCs all freed" "$(metric loss1 rpcs_live)" 0
+live_zero loss1 loss2
 finish

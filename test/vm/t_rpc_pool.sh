@@ -11,4 +11,5 @@ check "40 large RPCs through a 5-bpage pool" in_ns pool1 "$HOMA_TEST" \
 	client 127.0.0.1 80 40 250000 8
 check "the pool stalled (the test exercised waiting)" \
 	test "$(metric pool1 pool_stalls)" -gt 0
+live_zero pool1
 finish

@@ -15,4 +15,5 @@ s.bind(("0.0.0.0", 90))
 time.sleep(30)' &
 sleep 1
 check "wmem" in_ns wm1 "$HOMA_TEST" wmem 127.0.0.1 90
+live_zero wm1
 finish

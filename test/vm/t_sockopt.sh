@@ -7,4 +7,5 @@ source "$(dirname "$0")/lib.sh"
 ns_add opt1
 check "sockopt" in_ns opt1 "$HOMA_TEST" sockopt
 check "ioctl" in_ns opt1 "$HOMA_TEST" ioctl
+check "HOMAIOCINFO per-RPC entries" in_ns opt1 "$HOMA_TEST" info
 finish
