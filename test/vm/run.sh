@@ -21,6 +21,7 @@ fi
 mkdir -p "$BUILD"
 gcc -Wall -Wextra -Werror -O2 -I"$TOP" -o "$BUILD/homa_test" \
 	"$VM_DIR/homa_test.c"
+make --no-print-directory -s -C "$TOP/util"
 
 # One VM at a time on this machine (2 CPUs): wait for the others.
 exec 9> "${HOMA_VM_LOCK:-/tmp/homa-vm.lock}"

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0+
+// Message-size distributions (workloads) and Poisson arrival times for
+// cp_node. No I/O beyond reading a workload file; deterministic for a seed.
+
+#ifndef CPNODE_DIST_H
+#define CPNODE_DIST_H
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace cpnode {
+
+// Largest message cp_node sends (Homa's limit); longer workload sizes are
+// truncated to it.
+constexpr uint32_t kMaxMessage = 1000000;
+
+using Rng = std::mt19937_64;
+
+// A uniform double in [0, 1) from 53 random bits.
+double uniform01(Rng &rng);
+
+// An exponentially distributed sample with the given mean.
+double exponential(Rng &rng, double mean);
+
+// Mean time between requests, in ns, so that requests of @mean_bytes
+// total @gbps Gbit/s of payload.
+double mean_interarrival_ns(double mean_bytes, double gbps);
+
+class Workload {
+public:
+	// Parse CSV text: "length,relative frequency" lines; blank lines and
+	// lines starting with '#' are ignored. Lengths above kMaxMessage are
+	// truncated to it. Returns false and sets @err on bad input.
+	bool parse(const std::string &text, std::string *err);
+
+	// A workload in which every message has @bytes bytes.
+	void set_fixed(uint32_t bytes);
+
+	// Resolve a --workload argument: a decimal byte count, a path (it
+	// holds '/' or ends in ".csv"), or a name looked up as DIR/NAME.csv.
+	bool load(const std::string &spec, const std::string &dir,
+		  std::string *err);
+
+	uint32_t sample(Rng &rng) const;
+	double mean() const { return mean_; }
+	// Distinct lengths, ascending, and their probabilities.
+	const std::vector<uint32_t> &sizes() const { return sizes_; }
+	double probability(size_t i) const;
+	// At most @max lengths spread over the distribution (quantiles),
+	// ascending and distinct; all of them if there are no more than @max.
+	std::vector<uint32_t> representative(size_t max) const;
+
+private:
+	std::vector<uint32_t> sizes_;
+	std::vector<double> cdf_;	// cumulative probability, last is 1
+	double mean_ = 0;
+};
+
+}  // namespace cpnode
+
+#endif
