@@ -7,6 +7,8 @@
 #   make test       all of the above, ending in "N passed, N failed"
 #   make demo       build, boot, load Homa, open sockets (the main job)
 #   make rtt        small-RPC round trip, Homa vs TCP, in the VM (a figure)
+#   make bench      Homa vs TCP vs DCTCP on the emulated datacenter, with
+#                   tables and plots (util/README-bench.md; BENCH_ARGS=...)
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 TOOLS := $(TOP)/.tools
@@ -19,7 +21,7 @@ KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
 		tail -n 1; fi)
 KVER = $(patsubst linux-headers-%,%,$(notdir $(realpath $(KDIR))))
 
-.PHONY: all modules setup check unit vmtest test demo rtt clean print-kdir
+.PHONY: all modules setup check unit vmtest test demo rtt bench clean print-kdir
 
 all: modules
 
@@ -49,6 +51,10 @@ print-kdir:
 
 rtt: modules
 	@$(TOP)/scripts/rtt_compare.sh
+
+bench: modules
+	$(MAKE) -C $(TOP)/util
+	$(TOP)/util/cp_vs_tcp $(BENCH_ARGS)
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(TOP) clean

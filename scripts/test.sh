@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Run every suite: static checks, manual pages, unit tests, VM tests. Each suite ends
+# Run every suite: static checks, manual pages, unit tests (kernel
+# decision files, cp_node, the benchmark driver), VM tests. Each suite ends
 # with "<suite>: N passed, N failed"; this script sums them into one closing
 # line "N passed, N failed" and fails if any suite failed or said nothing.
 # Usage: scripts/test.sh   (make test)
@@ -38,6 +39,8 @@ suite() {
 suite check "$TOP/scripts/check.sh"
 suite man "$TOP/scripts/check_man.sh"
 suite unit make --no-print-directory -C "$TOP/test/unit"
+suite cpnode make --no-print-directory -C "$TOP/util" test
+suite pyunit "$TOP/test/util/run.sh"
 suite vmtest make --no-print-directory -C "$TOP" vmtest
 echo "test: took $(($(date +%s) - start)) s"
 echo "$total_pass passed, $total_fail failed"

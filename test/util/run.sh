@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0+
+# Run the Python unit tests of util/ (test/util/test_*.py) and end with
+# "pyunit: N passed, N failed".
+# Usage: test/util/run.sh
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=$(cd "$top" && python3 -m unittest discover -s test/util -v 2>&1)
+printf '%s\n' "$out"
+ran=$(printf '%s\n' "$out" | sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p')
+failed=$(printf '%s\n' "$out" | grep -cE ' \.\.\. (FAIL|ERROR)$' || true)
+skipped=$(printf '%s\n' "$out" | grep -cE ' \.\.\. skipped' || true)
+if [ -z "$ran" ]; then
+	# The runner itself broke (e.g. a test file does not import).
+	ran=0
+	[ "$failed" -gt 0 ] || failed=1
+fi
+passed=$((ran - failed - skipped))
+[ "$passed" -ge 0 ] || passed=0
+echo "pyunit: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

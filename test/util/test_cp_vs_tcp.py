@@ -1,0 +1,354 @@
+# SPDX-License-Identifier: GPL-2.0+
+"""Tests of the pure parts of util/cp_vs_tcp (no VM, no Homa): parsing
+cp_node's output, slowdowns against an interpolated baseline, the table by
+tenths, the hosts file, and the shared experiment code driven through a fake
+runner whose "cp_node" is a small script.
+
+Run from the repository root: python3 -m unittest discover -s test/util
+(or test/util/run.sh, which ends with "pyunit: N passed, N failed")."""
+
+import contextlib
+import importlib.machinery
+import importlib.util
+import io
+import json
+import math
+import os
+import sys
+import tempfile
+import textwrap
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
+
+def load_driver():
+    path = os.path.join(TOP, 'util', 'cp_vs_tcp')
+    loader = importlib.machinery.SourceFileLoader('cp_vs_tcp', path)
+    spec = importlib.util.spec_from_loader('cp_vs_tcp', loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+cvt = load_driver()
+
+
+class ParseTest(unittest.TestCase):
+    def test_status(self):
+        st = cvt.parse_status('status: t=3 kops=1.25 gbps_out=0.012 '
+                              'gbps_in=0.000 p50_us=812 p99_us=40211 '
+                              'outstanding=7')
+        self.assertEqual(st['t'], 3)
+        self.assertIsInstance(st['t'], int)
+        self.assertAlmostEqual(st['kops'], 1.25)
+        self.assertAlmostEqual(st['gbps_out'], 0.012)
+        self.assertEqual(st['p99_us'], 40211)
+        self.assertEqual(st['outstanding'], 7)
+
+    def test_status_rejects_other_lines(self):
+        self.assertIsNone(cvt.parse_status('summary: rpcs=1'))
+        self.assertIsNone(cvt.parse_status('server: ready protocol=homa'))
+        self.assertIsNone(cvt.parse_summary('status: t=1'))
+
+    def test_summary(self):
+        s = cvt.parse_summary(
+            'summary: rpcs=1234 errors=2 seconds=30.0 kops=0.04 '
+            'gbps_out=0.051 gbps_in=0.002 offered_gbps=0.0128 p50_us=900 '
+            'p99_us=123456 cpu_user_s=1.50 cpu_sys_s=3.25\n')
+        self.assertEqual(s['rpcs'], 1234)
+        self.assertEqual(s['errors'], 2)
+        self.assertAlmostEqual(s['seconds'], 30.0)
+        self.assertAlmostEqual(s['offered_gbps'], 0.0128)
+        self.assertAlmostEqual(s['cpu_user_s'] + s['cpu_sys_s'], 4.75)
+
+    def test_negative_and_text_values(self):
+        s = cvt.parse_kv_line('status: t=-1 proto=homa junk', 'status:')
+        self.assertEqual(s, {'t': -1, 'proto': 'homa'})
+
+    def test_rtts(self):
+        text = '# request_length_bytes rtt_ns\n100 5000\n\n2000 7\nbad x\n'
+        self.assertEqual(cvt.parse_rtts(text), [(100, 5000), (2000, 7)])
+
+
+class BaselineTest(unittest.TestCase):
+    def test_median_per_size(self):
+        b = cvt.make_baseline([(100, 30), (100, 10), (100, 20),
+                               (10, 4), (10, 6)])
+        self.assertEqual(b, [(10, 5.0), (100, 20)])
+
+    def test_exact_and_interpolated(self):
+        b = [(100, 1000), (1100, 3000)]
+        self.assertEqual(cvt.baseline_rtt(b, 100), 1000)
+        self.assertAlmostEqual(cvt.baseline_rtt(b, 600), 2000)
+        self.assertAlmostEqual(cvt.baseline_rtt(b, 350), 1500)
+
+    def test_below_smallest(self):
+        b = [(100, 1000), (1100, 3000)]
+        self.assertEqual(cvt.baseline_rtt(b, 1), 1000)
+
+    def test_above_largest_extends_last_segment(self):
+        b = [(100, 1000), (1100, 3000)]
+        self.assertAlmostEqual(cvt.baseline_rtt(b, 2100), 5000)
+        # A falling last segment never goes below the largest's RTT.
+        self.assertEqual(cvt.baseline_rtt([(1, 10), (2, 5)], 100), 5)
+        self.assertEqual(cvt.baseline_rtt([(7, 70)], 1000), 70)
+
+    def test_empty(self):
+        with self.assertRaises(ValueError):
+            cvt.baseline_rtt([], 10)
+
+    def test_slowdowns_sorted_by_size(self):
+        b = [(100, 1000), (300, 3000)]
+        s = cvt.slowdowns([(300, 6000), (100, 1000), (200, 4000)], b)
+        self.assertEqual([x[0] for x in s], [100, 200, 300])
+        self.assertAlmostEqual(s[0][1], 1.0)
+        self.assertAlmostEqual(s[1][1], 2.0)   # baseline 2000 at 200 B
+        self.assertAlmostEqual(s[2][1], 2.0)
+        self.assertEqual(s[1][2], 4000)
+
+
+class DecileTest(unittest.TestCase):
+    def test_percentile_nearest_rank(self):
+        v = list(range(1, 101))
+        self.assertEqual(cvt.percentile(v, 50), 50)
+        self.assertEqual(cvt.percentile(v, 99), 99)
+        self.assertEqual(cvt.percentile(v, 100), 100)
+        self.assertEqual(cvt.percentile([5], 99), 5)
+        self.assertTrue(math.isnan(cvt.percentile([], 50)))
+
+    def test_split_even(self):
+        self.assertEqual(cvt.split_even(100, 10), list(range(0, 101, 10)))
+        b = cvt.split_even(25, 10)
+        self.assertEqual(b[0], 0)
+        self.assertEqual(b[-1], 25)
+        sizes = [b[i + 1] - b[i] for i in range(10)]
+        self.assertEqual(sum(sizes), 25)
+        self.assertLessEqual(max(sizes) - min(sizes), 1)
+
+    def test_deciles_by_count(self):
+        # 100 messages, sizes 1..100; slowdown = size within each tenth
+        # except one outlier in the last tenth.
+        slow = [(s, float(s), s * 10) for s in range(1, 101)]
+        slow[-1] = (100, 1000.0, 1000)
+        rows = cvt.deciles(slow)
+        self.assertEqual(len(rows), 10)
+        self.assertEqual([r['n'] for r in rows], [10] * 10)
+        self.assertEqual((rows[0]['lo'], rows[0]['hi']), (1, 10))
+        self.assertEqual((rows[9]['lo'], rows[9]['hi']), (91, 100))
+        self.assertEqual(rows[0]['p50'], 5.0)
+        self.assertEqual(rows[0]['p99'], 10.0)
+        self.assertEqual(rows[9]['p99'], 1000.0)
+
+    def test_deciles_few_messages(self):
+        rows = cvt.deciles([(1, 1.0, 1)] * 3)
+        self.assertEqual(sum(r['n'] for r in rows), 3)
+        self.assertEqual([r['n'] for r in rows].count(0), 7)
+
+    def test_table(self):
+        a = [(s, 1.0 + s / 100.0, 0) for s in range(1, 201)]
+        b = [(s, 2.0, 0) for s in range(1, 201)]
+        t = cvt.decile_table([('homa', a), ('tcp', b)])
+        lines = t.splitlines()
+        self.assertIn('homa slowdown', lines[0])
+        self.assertIn('tcp slowdown', lines[0])
+        self.assertEqual(len(lines), 12)
+        first = lines[2].split()
+        self.assertEqual(first[0], '1')
+        self.assertEqual(first[1], '1-20')   # pooled: 400 sizes, 40 each
+        self.assertEqual(first[2:], ['1.1', '1.2', '2.0', '2.0'])
+        self.assertEqual(lines[-1].split()[1], '181-200')
+
+    def test_fmt_size(self):
+        self.assertEqual(cvt.fmt_size(999), '999')
+        self.assertEqual(cvt.fmt_size(1500), '1.5K')
+        self.assertEqual(cvt.fmt_size(64000), '64K')
+        self.assertEqual(cvt.fmt_size(10000000), '10M')
+
+
+class HostsFileTest(unittest.TestCase):
+    def test_parse(self):
+        hosts = cvt.parse_hosts_file(textwrap.dedent('''\
+            # comment
+            node1.example.com
+            alice@node2 10.1.0.2   # data plane
+            local 127.0.0.1
+            netns:h3 10.0.0.4
+            '''))
+        self.assertEqual([(h.name, h.addr, h.kind) for h in hosts], [
+            ('node1.example.com', 'node1.example.com', 'ssh'),
+            ('alice@node2', '10.1.0.2', 'ssh'),
+            ('local', '127.0.0.1', 'local'),
+            ('netns:h3', '10.0.0.4', 'netns')])
+
+    def test_errors(self):
+        for bad in ('a\n', 'a b c\nx\n', 'local\nb\n', 'netns: 1.2.3.4\nb\n'):
+            with self.assertRaises(ValueError, msg=bad):
+                cvt.parse_hosts_file(bad)
+
+    def test_wrap(self):
+        hosts = cvt.parse_hosts_file('u@n1 10.1.0.1\nlocal 1.2.3.4\n'
+                                     'netns:h2 10.0.0.3\n')
+        r = cvt.HostsRunner(hosts, '/x/cp_node', ['-p', '2222'])
+        ssh = r.wrap(0, ['cp_node', 'server', 'a b'])
+        self.assertEqual(ssh[0], 'ssh')
+        self.assertIn('-p', ssh)
+        self.assertEqual(ssh[-2], 'u@n1')
+        self.assertEqual(ssh[-1], "cp_node server 'a b'")
+        self.assertEqual(r.wrap(1, ['true']), ['true'])
+        self.assertEqual(r.wrap(2, ['true']),
+                         ['ip', 'netns', 'exec', 'h2', 'true'])
+        self.assertTrue(r.remote_path(0, 'x.rtt', '/out').startswith('/tmp/'))
+        self.assertEqual(r.remote_path(1, 'x.rtt', '/out'), '/out/x.rtt')
+
+
+class MiscTest(unittest.TestCase):
+    def test_cpu_busy(self):
+        a = 'cpu  100 0 100 800 0 0 0 0 0 0\ncpu0 1 2 3\n'
+        b = 'cpu  200 0 200 1400 0 0 0 0 0 0\n'
+        self.assertAlmostEqual(cvt.cpu_busy(a, b), 0.25)
+        self.assertIsNone(cvt.cpu_busy('', b))
+
+    def test_gbps_per_client(self):
+        cfg = cvt.parse_args(['--mbps', '20', '--load', '0.5'])
+        self.assertAlmostEqual(cvt.per_client_gbps(cfg), 0.01)
+        cfg = cvt.parse_args(['--mbps', '20', '--load', '0.5', '--two-way'])
+        self.assertAlmostEqual(cvt.per_client_gbps(cfg), 0.005)
+
+    def test_mode_defaults(self):
+        cfg = cvt.parse_args([])
+        self.assertEqual((cfg.mode, cfg.workload, cfg.load, cfg.hosts,
+                          cfg.mbps), ('latency', 'w4', 0.8, 4, 16))
+        self.assertEqual(cfg.protocols, ['homa', 'tcp', 'dctcp'])
+        cfg = cvt.parse_args(['--mode', 'loss'])
+        self.assertEqual((cfg.message_bytes, cfg.loss_pct, cfg.protocols),
+                         (1000000, 10.0, ['homa', 'tcp']))
+        cfg = cvt.parse_args(['--mode', 'throughput'])
+        self.assertEqual(cfg.message_bytes, 500000)
+
+
+FAKE_CP_NODE = r'''#!PYTHON
+# A stand-in for cp_node: the same command line and output lines.
+import signal, sys, time
+a = sys.argv[1:]
+def opt(name, default=None):
+    return a[a.index(name) + 1] if name in a else default
+if a[0] == 'server':
+    print('server: ready protocol=%s ports=1..1' % opt('--protocol'),
+          flush=True)
+    signal.sigwait([signal.SIGTERM])
+    print('server: exiting on signal 15', flush=True)
+    sys.exit(0)
+proto = opt('--protocol')
+slow = 1 if proto == 'homa' else 3
+sizes = [100, 1000, 10000, 100000]
+lines = []
+if '--unloaded' in a:
+    for s in sizes:
+        for _ in range(int(opt('--unloaded'))):
+            lines.append((s, 1000 + s))
+else:
+    for k in range(200):
+        s = sizes[k % 4] + k
+        lines.append((s, (1000 + s) * (slow if k % 10 else 10 * slow)))
+    print('status: t=1 kops=0.20 gbps_out=0.010 gbps_in=0.000 p50_us=2 '
+          'p99_us=9 outstanding=3', flush=True)
+with open(opt('--output'), 'w') as f:
+    f.write('# request_length_bytes rtt_ns\n')
+    for s, r in lines:
+        f.write('%d %d\n' % (s, r))
+print('summary: rpcs=%d errors=0 seconds=1.0 kops=0.20 gbps_out=0.010 '
+      'gbps_in=0.000 offered_gbps=%s p50_us=2 p99_us=9 cpu_user_s=0.10 '
+      'cpu_sys_s=0.30' % (len(lines), opt('--gbps', '0')), flush=True)
+'''
+
+
+class FakeRunner(cvt.HostsRunner):
+    """Local hosts; congestion-control changes are recorded, not made."""
+
+    def __init__(self, hosts, cp_node):
+        super().__init__(hosts, cp_node)
+        self.prepared = []
+
+    def prepare(self, proto, cfg):
+        self.prepared.append(proto)
+
+    def restore(self, i=None):
+        pass
+
+
+class ExperimentTest(unittest.TestCase):
+    """The experiment code shared by the VM and ssh paths, end to end."""
+
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory(prefix='cp_vs_tcp_test.')
+        self.addCleanup(self._tmp.cleanup)
+
+    def run_mode(self, args):
+        tmp = self._tmp.name
+        fake = os.path.join(tmp, 'cp_node')
+        with open(fake, 'w') as f:
+            f.write(FAKE_CP_NODE.replace('PYTHON', sys.executable))
+        os.chmod(fake, 0o755)
+        hosts = cvt.parse_hosts_file('local 10.0.0.1\nlocal 10.0.0.2\n'
+                                     'local 10.0.0.3\n')
+        cfg = cvt.parse_args(args + ['--results', tmp, '--progress-every',
+                                     '1'])
+        cfg.hosts = len(hosts)
+        runner = FakeRunner(hosts, fake)
+        out = os.path.join(tmp, 'out')
+        os.makedirs(out)
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            cvt.run_experiments(runner, cfg, out)
+            report = cvt.analyze(out)
+        self.assertIn('summary: rpcs=', printed.getvalue())
+        with open(os.path.join(out, 'summary.json')) as f:
+            self.assertEqual(json.load(f)['mode'], report['mode'])
+        return runner, report, out
+
+    def test_latency(self):
+        runner, report, out = self.run_mode(['--seconds', '1',
+                                             '--unloaded', '2'])
+        self.assertEqual(runner.prepared, ['homa', 'tcp', 'dctcp'])
+        self.assertEqual(sorted(report['protocols']),
+                         ['dctcp', 'homa', 'tcp'])
+        homa = report['protocols']['homa']
+        tcp = report['protocols']['tcp']
+        self.assertEqual(homa['rpcs'], 3 * 200)
+        # The fake's slowdowns: 1 (homa) or 3 (tcp), 10x for 1 in 10.
+        self.assertAlmostEqual(homa['p50_slowdown'], 1.0, places=2)
+        self.assertAlmostEqual(tcp['p50_slowdown'], 3.0, places=2)
+        self.assertAlmostEqual(tcp['p99_slowdown'], 30.0, places=2)
+        self.assertEqual(len(homa['deciles']), 10)
+        self.assertAlmostEqual(homa['client_cpu_cores'], 3 * 0.4)
+        # 3 hosts x 16 Mbit/s x 0.8.
+        self.assertAlmostEqual(homa['offered_link_gbps'], 0.0384)
+        self.assertTrue(any('tenth' in l for l in report['table']))
+        self.assertTrue(os.path.exists(os.path.join(out,
+                                                    'homa-load-h2.rtt')))
+        self.assertTrue(os.path.exists(os.path.join(out,
+                                                    'tcp-server-h0.log')))
+
+    def test_calibrate(self):
+        runner, report, _ = self.run_mode(['--mode', 'calibrate', '--rates',
+                                           '8,16', '--seconds', '1'])
+        self.assertEqual(runner.prepared, ['homa', 'tcp', 'homa', 'tcp'])
+        pts = [(p['mbps'], p['protocol']) for p in report['points']]
+        self.assertEqual(pts, [(8, 'homa'), (8, 'tcp'), (16, 'homa'),
+                               (16, 'tcp')])
+        # 3 hosts x 0.8 x 16 Mbit/s offered; the fake reports 10 Mbit/s
+        # per client.
+        self.assertAlmostEqual(report['points'][2]['offered_mbps'], 38.4)
+        self.assertAlmostEqual(report['points'][2]['achieved_mbps'], 30.0)
+
+    def test_loss(self):
+        _, report, _ = self.run_mode(['--mode', 'loss', '--seconds', '1'])
+        self.assertEqual(sorted(report['protocols']), ['homa', 'tcp'])
+        self.assertEqual(report['protocols']['tcp']['completion'], 1.0)
+        self.assertTrue(report['table'][0].startswith('Loss:'))
+
+
+if __name__ == '__main__':
+    unittest.main()
