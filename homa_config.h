@@ -85,6 +85,12 @@ struct homa_config {
 
 	/** @peer_idle_secs: idle time after which an unused peer is freed. */
 	int peer_idle_secs;
+
+	/**
+	 * @dedup_ms: how long a server remembers an executed request so that
+	 * late copies of it are not executed again (0: not at all).
+	 */
+	int dedup_ms;
 };
 
 /* The parameter may not be written through sysctl. */

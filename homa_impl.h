@@ -72,6 +72,9 @@ struct homa_socktab {
 /* log2 of the number of buckets in a socket's RPC tables. */
 #define HOMA_RPCTAB_BITS 8
 
+/* Most executed requests a server socket remembers (see homa_dedup.c). */
+#define HOMA_DEDUP_MAX 65536
+
 /**
  * struct homa_peer - another host this one talks to, keyed by address.
  * A peer is freed when no RPC uses it and it has been idle for
@@ -370,6 +373,15 @@ struct homa_sock {
 	 */
 	const char *error_msg;
 
+	/** @dedup_hash: executed requests remembered, by id (homa_dedup.c). */
+	DECLARE_HASHTABLE(dedup_hash, HOMA_RPCTAB_BITS);
+
+	/** @dedup_list: the same entries, oldest first. */
+	struct list_head dedup_list;
+
+	/** @dedup_count: entries on @dedup_list. */
+	u32 dedup_count;
+
 	/**
 	 * @ready_gen: counts RPCs made ready and shutdowns, so waiters
 	 * sleep until something new happens (READ_ONCE without the lock).
@@ -535,6 +547,11 @@ void homa_rpc_fail(struct homa_rpc *rpc, int err);
 void homa_msgin_reset(struct homa_rpc *rpc);
 void homa_rpc_end(struct homa_rpc *rpc);
 void homa_rpc_end_all(struct homa_sock *hsk);
+void homa_dedup_add(struct homa_rpc *rpc);
+bool homa_dedup_find(struct homa_sock *hsk, const struct homa_peer *peer,
+		     u16 port, u64 id);
+void homa_dedup_prune(struct homa_sock *hsk, int limit);
+void homa_dedup_clear(struct homa_sock *hsk);
 bool homa_rpc_reap(struct homa_sock *hsk, int limit);
 void homa_rpc_free(struct homa_rpc *rpc);
 void homa_skbs_free(struct homa_net *hnet, struct sk_buff_head *list);

@@ -182,7 +182,8 @@ static struct homa_rpc *homa_data_rpc(struct homa_sock *hsk,
 	if (!(id & 1))
 		return homa_rpc_find_client(hsk, id);
 	rpc = homa_rpc_find_server(hsk, peer, pkt->sport, id);
-	if (rpc || !hsk->is_server)
+	if (rpc || !hsk->is_server ||
+	    homa_dedup_find(hsk, peer, pkt->sport, id))
 		return rpc;
 	return homa_rpc_alloc_server(hsk, peer, pkt->sport, id);
 }
@@ -271,6 +272,13 @@ static void homa_no_rpc_pkt(struct homa_sock *hsk, struct homa_peer *peer,
 	struct homa_pkt reply = { .dport = pkt->sport,
 				  .sender_id = pkt->sender_id ^ 1 };
 
+	if ((pkt->type == DATA || pkt->type == RESEND) &&
+	    homa_dedup_find(hsk, peer, pkt->sport, pkt->sender_id ^ 1)) {
+		/* Executed already: no second run, no RPC_UNKNOWN. */
+		if (pkt->type == DATA)
+			homa_metric_inc(hsk->hnet, HOMA_M_requests_deduped);
+		return;
+	}
 	if (pkt->type == RESEND) {
 		reply.type = RPC_UNKNOWN;
 		homa_xmit_control(hsk, peer, &reply);

@@ -70,6 +70,11 @@ static const struct {
 	HOMA_METRIC(peers_live, "peers in the peer table now (gauge)"),
 	HOMA_METRIC(peers_freed, "idle peers freed by garbage collection"),
 	HOMA_METRIC(rpc_icmp_failures, "client RPCs failed by an ICMP error"),
+	HOMA_METRIC(requests_deduped,
+		    "request packets dropped: already executed"),
+	HOMA_METRIC(dedup_live, "executed requests remembered now (gauge)"),
+	HOMA_METRIC(dedup_evicted,
+		    "executed requests forgotten early (table full)"),
 };
 
 #undef HOMA_METRIC

@@ -57,6 +57,9 @@
  * @HOMA_M_peers_live: peers in the peer table now (gauge).
  * @HOMA_M_peers_freed: idle peers freed by garbage collection.
  * @HOMA_M_rpc_icmp_failures: client RPCs failed by an ICMP error.
+ * @HOMA_M_requests_deduped: request packets dropped: already executed.
+ * @HOMA_M_dedup_live: executed requests remembered now (gauge).
+ * @HOMA_M_dedup_evicted: executed requests forgotten early (table full).
  * @HOMA_NUM_METRICS: the number of metrics.
  */
 enum homa_metric {
@@ -103,6 +106,9 @@ enum homa_metric {
 	HOMA_M_peers_live,
 	HOMA_M_peers_freed,
 	HOMA_M_rpc_icmp_failures,
+	HOMA_M_requests_deduped,
+	HOMA_M_dedup_live,
+	HOMA_M_dedup_evicted,
 	HOMA_NUM_METRICS
 };
 

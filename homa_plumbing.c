@@ -47,6 +47,8 @@ static int homa_sk_init(struct sock *sk)
 	skb_queue_head_init(&hsk->dead_skbs);
 	hash_init(hsk->client_rpcs);
 	hash_init(hsk->server_rpcs);
+	hash_init(hsk->dedup_hash);
+	INIT_LIST_HEAD(&hsk->dedup_list);
 	err = homa_sock_init(hsk, hnet);
 	if (err)
 		return err;
@@ -63,6 +65,7 @@ static void homa_sock_stop(struct homa_sock *hsk)
 	spin_lock_bh(&hsk->lock);
 	WRITE_ONCE(hsk->shutdown, true);
 	homa_rpc_end_all(hsk);
+	homa_dedup_clear(hsk);
 	WRITE_ONCE(hsk->ready_gen, hsk->ready_gen + 1);
 	spin_unlock_bh(&hsk->lock);
 	sk->sk_state_change(sk);

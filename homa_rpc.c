@@ -133,7 +133,11 @@ void homa_rpc_ready(struct homa_rpc *rpc)
 	struct sock *sk = &rpc->hsk->inet.sk;
 
 	lockdep_assert_held(&rpc->hsk->lock);
-	if (rpc->ready || rpc->state == RPC_DEAD)
+	/*
+	 * A message recvmsg is copying out has been handed over already: a
+	 * duplicate packet arriving meanwhile must not hand it over again.
+	 */
+	if (rpc->ready || rpc->copying || rpc->state == RPC_DEAD)
 		return;
 	rpc->ready = true;
 	list_add_tail(&rpc->ready_links, &rpc->hsk->ready_rpcs);
@@ -186,6 +190,9 @@ void homa_rpc_end(struct homa_rpc *rpc)
 	lockdep_assert_held(&hsk->lock);
 	if (rpc->state == RPC_DEAD)
 		return;
+	/* A server RPC past RPC_INCOMING has handed its request over. */
+	if ((rpc->id & 1) && rpc->state != RPC_INCOMING)
+		homa_dedup_add(rpc);
 	rpc->state = RPC_DEAD;
 	hash_del(&rpc->hash_node);
 	list_del(&rpc->active_links);

@@ -146,6 +146,7 @@ static void homa_timer_sock(struct homa_sock *hsk, int ms)
 		list_for_each_entry_safe(rpc, tmp, &hsk->active_rpcs,
 					 active_links)
 			homa_timer_rpc(rpc, &hsk->hnet->config, ms);
+	homa_dedup_prune(hsk, 16);
 	spin_unlock_bh(&hsk->lock);
 	/* An idle application does not reap: the timer does, in steps. */
 	homa_rpc_reap(hsk, READ_ONCE(hsk->hnet->config.reap_limit));

@@ -347,6 +347,46 @@ static void cmd_inject(int family)
 	}
 }
 
+/* Put a big-endian value of @n bytes at @p. */
+static void put_be(unsigned char *p, int n, unsigned long long v)
+{
+	while (n-- > 0) {
+		p[n] = v & 0xff;
+		v >>= 8;
+	}
+}
+
+/*
+ * replay PORT ID: play a client by hand, through a raw socket on the
+ * loopback address: a one-packet request of 100 bytes (RPC id ID, client
+ * port 0x8000) to the server at PORT, then, once the server has answered
+ * (the answer finds no socket at port 0x8000), an ACK for it, which ends
+ * the server's RPC, and then the very same request packet again: a late
+ * copy, which the server must not execute a second time.
+ */
+static void cmd_replay(int port, unsigned long long id)
+{
+	unsigned char data[56 + 100], ack[80];
+
+	memset(data, 0, sizeof(data));
+	raw_header(data, port, 0x10);
+	put_be(data + 20, 8, id);
+	put_be(data + 28, 4, 100);	/* message_length */
+	put_be(data + 32, 4, 100);	/* incoming */
+	memset(data + 56, 'r', 100);
+	memset(ack, 0, sizeof(ack));
+	raw_header(ack, port, 0x18);
+	put_be(ack + 20, 8, id);
+	put_be(ack + 28, 2, 1);		/* num_acks */
+	put_be(ack + 30, 8, id);	/* client_id */
+	put_be(ack + 38, 2, port);	/* server_port */
+	send_raw(AF_INET, data, sizeof(data));
+	usleep(300000);
+	send_raw(AF_INET, ack, sizeof(ack));
+	usleep(300000);
+	send_raw(AF_INET, data, sizeof(data));
+}
+
 #define REGION_SIZE (64 << 20)
 
 /* Bytes of receive region servers register; "server" may lower it. */
@@ -1034,7 +1074,7 @@ static void print_usage(void)
 	       "       expect_noport ADDR PORT |\n"
 	       "       client ADDR PORT COUNT SIZE WINDOW |\n"
 	       "       tcp_server PORT | tcp_client ADDR PORT COUNT SIZE |\n"
-	       "       wmem ADDR PORT\n",
+	       "       wmem ADDR PORT | replay PORT ID\n",
 	       "homa_test");
 	exit(2);
 }
@@ -1075,6 +1115,8 @@ int main(int argc, char **argv)
 		cmd_expect_error(argv[2], atoi(argv[3]), EHOSTUNREACH);
 	else if (!strcmp(argv[1], "expect_noport") && argc == 4)
 		cmd_expect_error(argv[2], atoi(argv[3]), ENOTCONN);
+	else if (!strcmp(argv[1], "replay") && argc == 4)
+		cmd_replay(atoi(argv[2]), strtoull(argv[3], NULL, 0));
 	else if (!strcmp(argv[1], "wmem") && argc == 4)
 		cmd_wmem(argv[2], atoi(argv[3]));
 	else if (!strcmp(argv[1], "tcp_server") && argc == 3)

@@ -40,9 +40,9 @@ tc -n loss2 qdisc replace dev veth2 root netem loss 5% duplicate 20% \
 	delay 1ms reorder 70%
 check "duplicates and reordering: 200 RPCs of 20000 B" in_ns loss1 \
 	"$HOMA_TEST" client 10.2.0.2 50 200 20000 8
-# Known bug (see homa.7 BUGS): a request can be executed twice under loss
-# and duplication; reported, not yet asserted.
-echo "# duplicate executions: $(grep -c 'duplicate request' "$server_out" || true)"
+echo "# late request copies dropped: $(metric loss2 requests_deduped)"
+check_eq "no request executed twice" \
+	"$(grep -c 'duplicate request' "$server_out" || true)" 0
 check_eq "client RPCs all freed" "$(metric loss1 rpcs_live)" 0
 live_zero loss1 loss2
 finish
