@@ -61,6 +61,8 @@ const struct homa_param homa_params[] = {
 	HOMA_PARAM(wmem_max, 100000000, 10000, HOMA_INT_MAX),
 	HOMA_PARAM(peer_idle_secs, 60, 1, 86400),
 	HOMA_PARAM(dedup_ms, 2000, 0, 600000),
+	HOMA_PARAM(incast_threshold, 32, 0, 1000000),
+	HOMA_PARAM(incast_unsched_bytes, 1000, 1, HOMA_MAX_MESSAGE_LENGTH),
 };
 
 const u32 homa_num_params = ARRAY_SIZE(homa_params);

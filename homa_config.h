@@ -91,6 +91,18 @@ struct homa_config {
 	 * late copies of it are not executed again (0: not at all).
 	 */
 	int dedup_ms;
+
+	/**
+	 * @incast_threshold: a request is marked HOMA_DATA_INCAST when its
+	 * socket has more client RPCs than this outstanding (0: never).
+	 */
+	int incast_threshold;
+
+	/**
+	 * @incast_unsched_bytes: most unscheduled bytes of a response to a
+	 * marked request.
+	 */
+	int incast_unsched_bytes;
 };
 
 /* The parameter may not be written through sysctl. */

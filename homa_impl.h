@@ -220,6 +220,9 @@ struct homa_msgout {
 	/** @unscheduled: bytes sent without a grant. */
 	u32 unscheduled;
 
+	/** @flags: HOMA_DATA_* bits carried by every DATA packet. */
+	u8 flags;
+
 	/** @priority: priority for scheduled packets, from the grant. */
 	u8 priority;
 };
@@ -281,6 +284,12 @@ struct homa_rpc {
 
 	/** @copying: recvmsg is copying its message with the lock dropped. */
 	bool copying;
+
+	/**
+	 * @incast: server only: the request carried HOMA_DATA_INCAST, so
+	 * the response goes with at most incast_unsched_bytes unscheduled.
+	 */
+	bool incast;
 
 	/** @silent_ticks: timer ticks since the peer was last heard from. */
 	int silent_ticks;
@@ -357,6 +366,9 @@ struct homa_sock {
 
 	/** @num_rpcs: RPCs on @active_rpcs. */
 	int num_rpcs;
+
+	/** @num_client_rpcs: client RPCs among @num_rpcs (incast control). */
+	int num_client_rpcs;
 
 	/**
 	 * @dead_skbs: packets of ended RPCs, freed a few at a time by

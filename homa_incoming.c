@@ -102,6 +102,8 @@ void homa_msgin_start(struct homa_rpc *rpc, const struct homa_pkt *pkt)
 
 	lockdep_assert_held(&rpc->hsk->lock);
 	in->length = pkt->data.message_length;
+	if (rpc->id & 1)
+		rpc->incast = pkt->data.flags & HOMA_DATA_INCAST;
 	homa_gaps_init(&in->gaps, in->length);
 	in->granted = min_t(u32, pkt->data.incoming, in->length);
 	in->num_bpages = 0;

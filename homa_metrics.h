@@ -60,6 +60,8 @@
  * @HOMA_M_requests_deduped: request packets dropped: already executed.
  * @HOMA_M_dedup_live: executed requests remembered now (gauge).
  * @HOMA_M_dedup_evicted: executed requests forgotten early (table full).
+ * @HOMA_M_incast_marked: requests sent marked HOMA_DATA_INCAST.
+ * @HOMA_M_incast_responses: responses sent with fewer unscheduled bytes.
  * @HOMA_NUM_METRICS: the number of metrics.
  */
 enum homa_metric {
@@ -109,6 +111,8 @@ enum homa_metric {
 	HOMA_M_requests_deduped,
 	HOMA_M_dedup_live,
 	HOMA_M_dedup_evicted,
+	HOMA_M_incast_marked,
+	HOMA_M_incast_responses,
 	HOMA_NUM_METRICS
 };
 

@@ -221,12 +221,18 @@ void homa_msgout_attach(struct homa_rpc *rpc, struct sk_buff_head *packets,
 	lockdep_assert_held(&rpc->hsk->lock);
 	out->length = length;
 	out->unscheduled = min_t(u32, length, READ_ONCE(cfg->unsched_bytes));
+	if (rpc->incast &&
+	    out->unscheduled > READ_ONCE(cfg->incast_unsched_bytes)) {
+		out->unscheduled = READ_ONCE(cfg->incast_unsched_bytes);
+		homa_metric_inc(rpc->hsk->hnet, HOMA_M_incast_responses);
+	}
 	out->granted = out->unscheduled;
 	out->priority = 0;
 	pkt.sport = rpc->hsk->port;
 	pkt.dport = rpc->dport;
 	pkt.sender_id = rpc->id;
 	pkt.data.message_length = length;
+	pkt.data.flags = out->flags;
 	pkt.data.cutoff_version = READ_ONCE(cfg->cutoff_version);
 	homa_metric_add(rpc->hsk->hnet, HOMA_M_skbs_live,
 			skb_queue_len(packets));
@@ -354,6 +360,22 @@ static int homa_sendmsg_addr(struct sock *sk, struct msghdr *msg,
 	return 0;
 }
 
+/*
+ * Incast control: a client with many requests outstanding asks the
+ * servers to answer with few unscheduled bytes, so that the responses
+ * arriving together do not overflow its downlink's queue.
+ */
+static void homa_incast_mark(struct homa_sock *hsk, struct homa_rpc *rpc)
+{
+	int threshold = READ_ONCE(hsk->hnet->config.incast_threshold);
+
+	lockdep_assert_held(&hsk->lock);
+	if (threshold && hsk->num_client_rpcs > threshold) {
+		rpc->msgout.flags |= HOMA_DATA_INCAST;
+		homa_metric_inc(hsk->hnet, HOMA_M_incast_marked);
+	}
+}
+
 /* Send a new request; returns its id through @args. */
 static int homa_send_request(struct homa_sock *hsk, struct msghdr *msg,
 			     size_t len, struct homa_sendmsg_args *args)
@@ -395,6 +417,7 @@ static int homa_send_request(struct homa_sock *hsk, struct msghdr *msg,
 	rpc->completion_cookie = args->completion_cookie;
 	rpc->private = args->flags & HOMA_SENDMSG_PRIVATE;
 	args->id = rpc->id;
+	homa_incast_mark(hsk, rpc);
 	homa_msgout_attach(rpc, &packets, len);
 	homa_xmit_data(rpc);
 out:

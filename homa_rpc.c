@@ -55,6 +55,7 @@ struct homa_rpc *homa_rpc_alloc_client(struct homa_sock *hsk,
 	if (rpc) {
 		rpc->state = RPC_OUTGOING;
 		hash_add(hsk->client_rpcs, &rpc->hash_node, id);
+		hsk->num_client_rpcs++;
 	}
 	return rpc;
 }
@@ -201,6 +202,8 @@ void homa_rpc_end(struct homa_rpc *rpc)
 		rpc->ready = false;
 	}
 	hsk->num_rpcs--;
+	if (!(rpc->id & 1))
+		hsk->num_client_rpcs--;
 	skb_queue_splice_tail_init(&rpc->msgout.packets, &hsk->dead_skbs);
 	homa_msgin_reset(rpc);
 	homa_metric_add(hsk->hnet, HOMA_M_rpcs_live, -1);

@@ -91,6 +91,7 @@ static int homa_wire_parse_data(const struct homa_data_hdr *h, u32 len,
 	pkt->data.ack_port = be16_to_cpu(h->ack.server_port);
 	pkt->data.cutoff_version = be16_to_cpu(h->cutoff_version);
 	pkt->data.retransmit = h->retransmit;
+	pkt->data.flags = h->flags;
 	return 0;
 }
 
@@ -194,6 +195,7 @@ static void homa_wire_build_data(struct homa_data_hdr *h,
 	h->ack.server_port = cpu_to_be16(pkt->data.ack_port);
 	h->cutoff_version = cpu_to_be16(pkt->data.cutoff_version);
 	h->retransmit = pkt->data.retransmit;
+	h->flags = pkt->data.flags;
 	h->seg.offset = cpu_to_be32(pkt->data.offset);
 }
 

@@ -103,6 +103,12 @@ struct homa_seg_hdr {
 	__be32 offset;
 } __packed;
 
+/*
+ * DATA flag: the client that sent this request has many RPCs outstanding
+ * (incast): the response should be sent with few unscheduled bytes.
+ */
+#define HOMA_DATA_INCAST 0x01
+
 /**
  * struct homa_data_hdr - header of a DATA packet; the message bytes follow.
  */
@@ -125,8 +131,14 @@ struct homa_data_hdr {
 	/** @retransmit: 1 when the packet answers a RESEND. */
 	u8 retransmit;
 
+	/**
+	 * @flags: HOMA_DATA_* bits; the reference leaves this byte (its
+	 * first pad byte) zero and ignores it.
+	 */
+	u8 flags;
+
 	/** @pad: zero. */
-	u8 pad[3];
+	u8 pad[2];
 
 	/** @seg: where the data of this packet goes. */
 	struct homa_seg_hdr seg;
@@ -268,6 +280,8 @@ struct homa_pkt {
 		u16 cutoff_version;
 		/** @data.retransmit: the packet answers a RESEND. */
 		u8 retransmit;
+		/** @data.flags: HOMA_DATA_* bits. */
+		u8 flags;
 	} data;
 
 	/** @grant: fields of a GRANT packet. */

@@ -70,6 +70,8 @@ const Expected kExpected[] = {
 	SCALAR(wmem_max, "wmem_max", 100000000),
 	SCALAR(peer_idle_secs, "peer_idle_secs", 60),
 	SCALAR(dedup_ms, "dedup_ms", 2000),
+	SCALAR(incast_threshold, "incast_threshold", 32),
+	SCALAR(incast_unsched_bytes, "incast_unsched_bytes", 1000),
 };
 
 #undef SCALAR
@@ -605,6 +607,9 @@ TEST(homa_config_check, spec_ranges_from_spec)
 		{ "dead_buffs_limit", -1 },	{ "wmem_max", 0 },
 		{ "peer_idle_secs", 0 },	{ "peer_idle_secs", 86401 },
 		{ "dedup_ms", -1 },		{ "dedup_ms", 600001 },
+		{ "incast_threshold", -1 },
+		{ "incast_unsched_bytes", 0 },
+		{ "incast_unsched_bytes", 1000001 },
 		{ "unsched_cutoffs", -1 },
 	};
 

@@ -88,6 +88,7 @@ homa_pkt sample_pkt(uint8_t code)
 		p.data.ack_port = 0x4321;
 		p.data.cutoff_version = 0x1357;
 		p.data.retransmit = 1;
+		p.data.flags = 0x81;
 		break;
 	case 0x11:
 		p.grant.offset = 0x00abcdef;
@@ -131,6 +132,7 @@ void expect_pkt_eq(const homa_pkt &got, const homa_pkt &exp)
 	EXPECT_EQ(got.data.ack_port, exp.data.ack_port);
 	EXPECT_EQ(got.data.cutoff_version, exp.data.cutoff_version);
 	EXPECT_EQ(got.data.retransmit, exp.data.retransmit);
+	EXPECT_EQ(got.data.flags, exp.data.flags);
 	EXPECT_EQ(got.grant.offset, exp.grant.offset);
 	EXPECT_EQ(got.grant.priority, exp.grant.priority);
 	EXPECT_EQ(got.resend.offset, exp.resend.offset);
@@ -255,6 +257,7 @@ int ref_parse(const uint8_t *b, size_t len, homa_pkt *out)
 		out->data.ack_port = get16(b, 44);
 		out->data.cutoff_version = get16(b, 46);
 		out->data.retransmit = b[48];
+		out->data.flags = b[49];
 		out->data.offset = (uint32_t)offset;
 		out->data.length = (uint32_t)payload;
 		return 0;
@@ -304,7 +307,7 @@ std::vector<std::pair<uint32_t, uint32_t>> kept_ranges(uint8_t code,
 
 	switch (code) {
 	case 0x10:
-		r.push_back({28, 21});	/* message_length .. retransmit */
+		r.push_back({28, 22});	/* message_length .. flags */
 		r.push_back({52, 4});	/* seg.offset */
 		break;
 	case 0x11:
@@ -765,7 +768,7 @@ TEST(homa_wire, homa_wire_build__data_golden)
 		0x11, 0x12, 0x13, 0x14,		/* 36: ack.client_id */
 		0x15, 0x16, 0x17, 0x18,
 		0x21, 0x22, 0x31, 0x32,		/* 44: ack.port, cutoff_ver */
-		0x01, 0x00, 0x00, 0x00,		/* 48: retransmit, pad */
+		0x01, 0x01, 0x00, 0x00,		/* 48: retransmit, flags, pad */
 		0x00, 0x00, 0x27, 0x10,		/* 52: seg.offset */
 		0xde, 0xad, 0xbe, 0xef,		/* 56: payload */
 	};
@@ -783,6 +786,7 @@ TEST(homa_wire, homa_wire_build__data_golden)
 	p.data.ack_port = 0x2122;
 	p.data.cutoff_version = 0x3132;
 	p.data.retransmit = 1;
+	p.data.flags = HOMA_DATA_INCAST;
 
 	std::vector<uint8_t> out(60, 0xcc);
 	ASSERT_EQ(homa_wire_build(out.data(), 60, &p), 56u);
@@ -974,7 +978,8 @@ TEST(homa_wire, homa_wire_build__reserved_fields_zero)
 		EXPECT_EQ(b[12] & 0x0f, 0) << "low nibble of doff";
 		if (t.code == 0x10) {
 			EXPECT_EQ(get32(b.data(), 4), p.data.offset);
-			for (int i : {49, 50, 51})
+			EXPECT_EQ(b[49], p.data.flags) << "flags";
+			for (int i : {50, 51})
 				EXPECT_EQ(b[i], 0) << "pad byte " << i;
 		} else {
 			EXPECT_EQ(get32(b.data(), 4), 0u) << "sequence";
