@@ -246,7 +246,12 @@ static void homa_rpc_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 	case RPC_UNKNOWN:
 		if (rpc->id & 1) {
 			homa_rpc_end(rpc);
-		} else {
+		} else if (!rpc->ready && !rpc->copying) {
+			/*
+			 * A client whose response is complete (or that failed)
+			 * needs nothing more from the server: an RPC_UNKNOWN
+			 * answering an earlier RESEND is stale then.
+			 */
 			homa_metric_inc(rpc->hsk->hnet, HOMA_M_rpc_restarts);
 			rpc->state = RPC_OUTGOING;
 			homa_msgin_reset(rpc);

@@ -1064,6 +1064,58 @@ static void cmd_tcp_client(const char *host, int port, int count, int size)
 	       rtt[count / 2], rtt[count * 99 / 100]);
 }
 
+/*
+ * unknown_ready PORT: a client RPC whose response is complete but not yet
+ * received must ignore an RPC_UNKNOWN (a late answer to an earlier
+ * RESEND): recvmsg returns the response, not an error. A server socket
+ * at PORT takes the request and never answers; the response and the
+ * RPC_UNKNOWN come from a raw socket.
+ */
+static void cmd_unknown_ready(int port)
+{
+	unsigned char data[56 + 100], unknown[28];
+	struct homa_sendmsg_args sa = { 0 };
+	struct homa_recvmsg_args ra;
+	union sockaddr_homa to = { 0 }, from;
+	int srv = homa_socket(AF_INET), fd = homa_socket(AF_INET);
+	char msg[100] = "request", *region;
+	int n;
+
+	expect_errno("bind server", bind_port(srv, AF_INET, port), 0);
+	region = setup_pool(fd);
+	to.in4.sin_family = AF_INET;
+	to.in4.sin_port = htons(port);
+	to.in4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	expect_errno("send request", do_send(fd, &to, msg, 100, &sa) < 0, 0);
+	usleep(100000);
+
+	/* The whole response (one packet), then RPC_UNKNOWN. */
+	memset(data, 0, sizeof(data));
+	raw_header(data, local_port(fd), 0x10);
+	put_be(data, 2, port);			/* sport */
+	put_be(data + 20, 8, sa.id | 1);	/* sender_id: the server's */
+	put_be(data + 28, 4, 100);
+	put_be(data + 32, 4, 100);
+	memset(data + 56, 's', 100);
+	send_raw(AF_INET, data, sizeof(data));
+	memset(unknown, 0, sizeof(unknown));
+	raw_header(unknown, local_port(fd), 0x13);
+	put_be(unknown, 2, port);
+	put_be(unknown + 20, 8, sa.id | 1);
+	send_raw(AF_INET, unknown, sizeof(unknown));
+	usleep(100000);
+
+	memset(&ra, 0, sizeof(ra));
+	n = do_recv(fd, &ra, &from, MSG_DONTWAIT);
+	if (n != 100)
+		fail("recvmsg after RPC_UNKNOWN: %d (%s), want 100", n,
+		     n < 0 ? strerror(errno) : "short");
+	else if (ra.id != sa.id || region[ra.bpage_offsets[0]] != 's')
+		fail("recvmsg after RPC_UNKNOWN: wrong RPC or bytes");
+	close(fd);
+	close(srv);
+}
+
 static void print_usage(void)
 {
 	printf("Usage: %s sockets | bind | hold PORT [noserver] |\n"
@@ -1074,7 +1126,7 @@ static void print_usage(void)
 	       "       expect_noport ADDR PORT |\n"
 	       "       client ADDR PORT COUNT SIZE WINDOW |\n"
 	       "       tcp_server PORT | tcp_client ADDR PORT COUNT SIZE |\n"
-	       "       wmem ADDR PORT | replay PORT ID\n",
+	       "       wmem ADDR PORT | replay PORT ID | unknown_ready PORT\n",
 	       "homa_test");
 	exit(2);
 }
@@ -1115,6 +1167,8 @@ int main(int argc, char **argv)
 		cmd_expect_error(argv[2], atoi(argv[3]), EHOSTUNREACH);
 	else if (!strcmp(argv[1], "expect_noport") && argc == 4)
 		cmd_expect_error(argv[2], atoi(argv[3]), ENOTCONN);
+	else if (!strcmp(argv[1], "unknown_ready") && argc == 3)
+		cmd_unknown_ready(atoi(argv[2]));
 	else if (!strcmp(argv[1], "replay") && argc == 4)
 		cmd_replay(atoi(argv[2]), strtoull(argv[3], NULL, 0));
 	else if (!strcmp(argv[1], "wmem") && argc == 4)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# At-most-once: a copy of a request that arrives after its RPC ended (the
+# Stale packets. At-most-once: a copy of a request that arrives after its RPC ended (the
 # server answered and the client acknowledged) is not executed again.
 # homa_test replay plays the client through a raw socket: the request, the
 # ACK, then the same request packet again. The server reports a request id
@@ -27,5 +27,10 @@ check_eq "without memory the copy runs again" \
 check_eq "nothing dropped as a copy" "$(metric dd1 requests_deduped)" 1
 
 check "remembered requests expire (2 s)" settled dd1 dedup_live 0
+
+# A stale RPC_UNKNOWN (answering an earlier RESEND) reaching a client whose
+# response is complete must not restart the RPC: recvmsg gets the response.
+check "RPC_UNKNOWN after the whole response is ignored" in_ns dd1 \
+	"$HOMA_TEST" unknown_ready 41
 live_zero dd1
 finish
