@@ -72,6 +72,9 @@ struct homa_socktab {
 /* log2 of the number of buckets in a socket's RPC tables. */
 #define HOMA_RPCTAB_BITS 8
 
+/* Most doublings of an RPC's probe interval that BUSY answers earn. */
+#define HOMA_BUSY_BACKOFF_MAX 5
+
 /* Most executed requests a server socket remembers (see homa_dedup.c). */
 #define HOMA_DEDUP_MAX 65536
 
@@ -180,6 +183,16 @@ struct homa_net {
 
 	/** @timer_count: how many times the timer has fired. */
 	u32 timer_count;
+
+	/**
+	 * @rx_expected: bytes granted to (or sent unscheduled by) the
+	 * senders of all incoming messages and not received yet, as the
+	 * last timer firing summed them; timer only.
+	 */
+	u64 rx_expected;
+
+	/** @rx_expected_sum: the sum being built by the current firing. */
+	u64 rx_expected_sum;
 };
 
 /**
@@ -299,6 +312,12 @@ struct homa_rpc {
 
 	/** @probes: RESENDs or NEED_ACKs sent since the peer last spoke. */
 	int probes;
+
+	/**
+	 * @busy_backoff: BUSY answers since the peer last sent something
+	 * else (capped); each doubles the interval between probes.
+	 */
+	int busy_backoff;
 
 	/** @hash_node: link in the socket's client or server RPC table. */
 	struct hlist_node hash_node;

@@ -154,6 +154,12 @@ static void homa_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 		goto malformed;
 	added = homa_gaps_add(&in->gaps, pkt->data.offset,
 			      pkt->data.offset + pkt->data.length);
+	if (added == -ENOSPC) {
+		/* Too many holes to track: a RESEND brings it back later. */
+		homa_metric_inc(hnet, HOMA_M_drop_gaps_full);
+		kfree_skb(skb);
+		return;
+	}
 	if (added < 0)
 		goto malformed;
 	if (added == 0) {
@@ -226,8 +232,16 @@ static void homa_rpc_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 {
 	rpc->silent_ticks = 0;
 	rpc->probes = 0;
-	/* After silence, the first RESEND goes out without waiting. */
-	rpc->resend_ticks = INT_MAX / 2;
+	if (pkt->type == BUSY) {
+		/* Alive with nothing to send: ask less and less often. */
+		rpc->busy_backoff = min(rpc->busy_backoff + 1,
+					HOMA_BUSY_BACKOFF_MAX);
+		rpc->resend_ticks = 0;
+	} else {
+		rpc->busy_backoff = 0;
+		/* After silence, the first RESEND goes out without waiting. */
+		rpc->resend_ticks = INT_MAX / 2;
+	}
 	switch (pkt->type) {
 	case DATA:
 		homa_data_pkt(rpc, skb, pkt);

@@ -75,6 +75,8 @@ static const struct {
 	HOMA_METRIC(dedup_live, "executed requests remembered now (gauge)"),
 	HOMA_METRIC(dedup_evicted,
 		    "executed requests forgotten early (table full)"),
+	HOMA_METRIC(drop_gaps_full,
+		    "DATA dropped: its message has too many holes"),
 	HOMA_METRIC(incast_marked, "requests sent marked for incast control"),
 	HOMA_METRIC(incast_responses,
 		    "responses sent with fewer unscheduled bytes (incast)"),

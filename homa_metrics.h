@@ -60,6 +60,7 @@
  * @HOMA_M_requests_deduped: request packets dropped: already executed.
  * @HOMA_M_dedup_live: executed requests remembered now (gauge).
  * @HOMA_M_dedup_evicted: executed requests forgotten early (table full).
+ * @HOMA_M_drop_gaps_full: DATA dropped: its message has too many holes.
  * @HOMA_M_incast_marked: requests sent marked HOMA_DATA_INCAST.
  * @HOMA_M_incast_responses: responses sent with fewer unscheduled bytes.
  * @HOMA_NUM_METRICS: the number of metrics.
@@ -111,6 +112,7 @@ enum homa_metric {
 	HOMA_M_requests_deduped,
 	HOMA_M_dedup_live,
 	HOMA_M_dedup_evicted,
+	HOMA_M_drop_gaps_full,
 	HOMA_M_incast_marked,
 	HOMA_M_incast_responses,
 	HOMA_NUM_METRICS

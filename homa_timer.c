@@ -99,16 +99,44 @@ static bool homa_peer_silent(struct homa_peer *peer, int ticks)
 	return time_after_eq(jiffies, heard + msecs_to_jiffies(ticks));
 }
 
+/*
+ * Milliseconds the host's link needs to deliver every byte its incoming
+ * messages are owed (granted or unscheduled, not yet received): silence
+ * shorter than that is the queue ahead of us, not loss.
+ */
+static int homa_rx_drain_ms(const struct homa_net *hnet,
+			    const struct homa_config *c)
+{
+	u32 mbps = max(READ_ONCE(c->link_mbps), 1);
+
+	return min_t(u64, div_u64(hnet->rx_expected * 8, mbps * 1000ULL),
+		     INT_MAX / 2);
+}
+
+/* Bytes @rpc's sender may send that have not arrived. */
+static u32 homa_rpc_owed(const struct homa_rpc *rpc)
+{
+	const struct homa_msgin *in = &rpc->msgin;
+	u32 received;
+
+	if (in->length < 0)
+		return 0;
+	received = in->length - in->gaps.bytes_remaining;
+	return in->granted > received ? in->granted - received : 0;
+}
+
 static void homa_timer_rpc(struct homa_rpc *rpc, const struct homa_config *c,
 			   int ms)
 {
 	struct homa_pkt need_ack = { .type = NEED_ACK };
 	struct homa_net *hnet = rpc->hsk->hnet;
+	int interval, wait;
 	bool receiving;
-	int interval;
 
 	if (!homa_timer_waiting(rpc, &receiving))
 		return;
+	if (receiving)
+		hnet->rx_expected_sum += homa_rpc_owed(rpc);
 	rpc->silent_ticks += ms;
 	rpc->resend_ticks += ms;
 	if (rpc->silent_ticks >= READ_ONCE(c->timeout_ticks) &&
@@ -121,11 +149,17 @@ static void homa_timer_rpc(struct homa_rpc *rpc, const struct homa_config *c,
 			homa_rpc_fail(rpc, -ETIMEDOUT);
 		return;
 	}
-	if (rpc->silent_ticks < (receiving ? READ_ONCE(c->resend_ticks) :
-				 READ_ONCE(c->request_ack_ticks)))
+	wait = receiving ? max(READ_ONCE(c->resend_ticks),
+			       homa_rx_drain_ms(hnet, c)) :
+			   READ_ONCE(c->request_ack_ticks);
+	if (rpc->silent_ticks < wait)
 		return;
-	/* Each unanswered probe doubles the wait, up to 8 intervals. */
-	interval = READ_ONCE(c->resend_interval) << min(rpc->probes, 3);
+	/*
+	 * Each unanswered probe doubles the wait, up to 8 intervals; each
+	 * BUSY answer doubles it again.
+	 */
+	interval = READ_ONCE(c->resend_interval) << min(rpc->probes, 3)
+						 << rpc->busy_backoff;
 	if (rpc->resend_ticks < interval ||
 	    !homa_peer_probe_ok(hnet, rpc->peer))
 		return;
@@ -172,6 +206,8 @@ static void homa_timer_fire(struct timer_list *t)
 	hash_for_each_rcu(hnet->socktab.buckets, bkt, hsk, socktab_node)
 		homa_timer_sock(hsk, ms);
 	rcu_read_unlock();
+	hnet->rx_expected = hnet->rx_expected_sum;
+	hnet->rx_expected_sum = 0;
 	if (hnet->timer_count % HOMA_PEER_GC_TICKS == 0)
 		homa_peer_gc(hnet);
 	if (!READ_ONCE(hnet->timer_stop))
