@@ -410,9 +410,13 @@ static struct homa_rpc *homa_reply_rpc(struct homa_sock *hsk, u64 id)
 	struct homa_rpc *rpc;
 
 	lockdep_assert_held(&hsk->lock);
+	/*
+	 * Clients on different hosts may use the same id: skip the RPCs
+	 * with it that do not await a reply.
+	 */
 	hash_for_each_possible(hsk->server_rpcs, rpc, hash_node, id)
-		if (rpc->id == id)
-			return rpc->state == RPC_IN_SERVICE ? rpc : NULL;
+		if (rpc->id == id && rpc->state == RPC_IN_SERVICE)
+			return rpc;
 	return NULL;
 }
 
