@@ -85,6 +85,13 @@ struct homa_config {
 
 	/** @peer_idle_secs: idle time after which an unused peer is freed. */
 	int peer_idle_secs;
+
+	/**
+	 * @auto_cutoffs: 1: @unsched_cutoffs are computed from the sizes of
+	 * incoming messages; 0: they stay as written (a write to
+	 * unsched_cutoffs sets this to 0).
+	 */
+	int auto_cutoffs;
 };
 
 /* The parameter may not be written through sysctl. */

@@ -57,6 +57,21 @@
  * @HOMA_M_peers_live: peers in the peer table now (gauge).
  * @HOMA_M_peers_freed: idle peers freed by garbage collection.
  * @HOMA_M_rpc_icmp_failures: client RPCs failed by an ICMP error.
+ * @HOMA_M_data_tx_prio0: DATA packets sent at priority level 0.
+ * @HOMA_M_data_tx_prio1: DATA packets sent at priority level 1.
+ * @HOMA_M_data_tx_prio2: DATA packets sent at priority level 2.
+ * @HOMA_M_data_tx_prio3: DATA packets sent at priority level 3.
+ * @HOMA_M_data_tx_prio4: DATA packets sent at priority level 4.
+ * @HOMA_M_data_tx_prio5: DATA packets sent at priority level 5.
+ * @HOMA_M_data_tx_prio6: DATA packets sent at priority level 6.
+ * @HOMA_M_data_tx_prio7: DATA packets sent at priority level 7.
+ * @HOMA_M_grant_decisions: grants that gave a message new bytes.
+ * @HOMA_M_grant_bytes: bytes granted beyond earlier grants.
+ * @HOMA_M_grant_fifo_grants: grants from the FIFO share to the oldest.
+ * @HOMA_M_grant_overflow: messages left out of a grant decision (too many).
+ * @HOMA_M_cutoffs_computed: computations of the unscheduled cutoffs.
+ * @HOMA_M_cutoffs_updated: CUTOFFS packets that changed a peer's cutoffs.
+ * @HOMA_M_pkts_tx_cutoffs: CUTOFFS packets sent.
  * @HOMA_NUM_METRICS: the number of metrics.
  */
 enum homa_metric {
@@ -103,6 +118,21 @@ enum homa_metric {
 	HOMA_M_peers_live,
 	HOMA_M_peers_freed,
 	HOMA_M_rpc_icmp_failures,
+	HOMA_M_data_tx_prio0,
+	HOMA_M_data_tx_prio1,
+	HOMA_M_data_tx_prio2,
+	HOMA_M_data_tx_prio3,
+	HOMA_M_data_tx_prio4,
+	HOMA_M_data_tx_prio5,
+	HOMA_M_data_tx_prio6,
+	HOMA_M_data_tx_prio7,
+	HOMA_M_grant_decisions,
+	HOMA_M_grant_bytes,
+	HOMA_M_grant_fifo_grants,
+	HOMA_M_grant_overflow,
+	HOMA_M_cutoffs_computed,
+	HOMA_M_cutoffs_updated,
+	HOMA_M_pkts_tx_cutoffs,
 	HOMA_NUM_METRICS
 };
 

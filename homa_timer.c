@@ -29,7 +29,7 @@ void homa_request_missing(struct homa_rpc *rpc)
 	} else {
 		if (in->num_bpages == 0)
 			return;
-		granted = in->granted;
+		granted = READ_ONCE(in->granted);
 		if (homa_gaps_first_missing(&in->gaps, granted, &gap))
 			return;
 	}
@@ -173,6 +173,7 @@ static void homa_timer_fire(struct timer_list *t)
 	rcu_read_unlock();
 	if (hnet->timer_count % HOMA_PEER_GC_TICKS == 0)
 		homa_peer_gc(hnet);
+	homa_cutoffs_tick(hnet);
 	if (!READ_ONCE(hnet->timer_stop))
 		mod_timer(&hnet->timer, jiffies + msecs_to_jiffies(1));
 }

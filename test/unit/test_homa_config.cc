@@ -69,6 +69,7 @@ const Expected kExpected[] = {
 	SCALAR(dead_buffs_limit, "dead_buffs_limit", 5000),
 	SCALAR(wmem_max, "wmem_max", 100000000),
 	SCALAR(peer_idle_secs, "peer_idle_secs", 60),
+	SCALAR(auto_cutoffs, "auto_cutoffs", 1),
 };
 
 #undef SCALAR
@@ -603,6 +604,7 @@ TEST(homa_config_check, spec_ranges_from_spec)
 		{ "poll_usecs", -1 },		{ "reap_limit", 0 },
 		{ "dead_buffs_limit", -1 },	{ "wmem_max", 0 },
 		{ "peer_idle_secs", 0 },	{ "peer_idle_secs", 86401 },
+		{ "auto_cutoffs", -1 },		{ "auto_cutoffs", 2 },
 		{ "unsched_cutoffs", -1 },
 	};
 
