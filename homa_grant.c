@@ -174,6 +174,7 @@ static bool homa_grant_commit(struct homa_net *hnet,
 		return false;
 	/* Pairs with READ_ONCE() in the timer and HOMAIOCINFO. */
 	WRITE_ONCE(rpc->msgin.granted, d->offset);
+	WRITE_ONCE(rpc->msgin.sched_prio, d->priority);
 	homa_metric_inc(hnet, HOMA_M_grant_decisions);
 	homa_metric_add(hnet, HOMA_M_grant_bytes, d->offset - old);
 	if (d->fifo)

@@ -276,6 +276,12 @@ struct homa_msgin {
 	 */
 	u32 granted;
 
+	/**
+	 * @sched_prio: the level of the last GRANT sent, asked for again in
+	 * RESENDs (same rules as @granted).
+	 */
+	u8 sched_prio;
+
 	/** @num_bpages: entries of @bpage_offsets in use (0: none yet). */
 	u32 num_bpages;
 

@@ -174,6 +174,7 @@ void homa_msgin_reset(struct homa_rpc *rpc)
 	rpc->msgin.num_bpages = 0;
 	rpc->msgin.length = -1;
 	rpc->msgin.granted = 0;
+	rpc->msgin.sched_prio = 0;
 }
 
 /**

@@ -35,7 +35,8 @@ void homa_request_missing(struct homa_rpc *rpc)
 	}
 	pkt.resend.offset = gap.start;
 	pkt.resend.length = gap.end - gap.start;
-	pkt.resend.priority = 0;
+	/* A RESEND also sets the level of the sender's scheduled bytes. */
+	pkt.resend.priority = READ_ONCE(in->sched_prio);
 	homa_rpc_xmit_control(rpc, &pkt);
 	homa_metric_inc(rpc->hsk->hnet, HOMA_M_resends_sent);
 }
