@@ -63,6 +63,7 @@ const struct homa_param homa_params[] = {
 	HOMA_PARAM(dedup_ms, 2000, 0, 600000),
 	HOMA_PARAM(incast_threshold, 32, 0, 1000000),
 	HOMA_PARAM(incast_unsched_bytes, 1000, 1, HOMA_MAX_MESSAGE_LENGTH),
+	HOMA_PARAM(auto_cutoffs, 1, 0, 1),
 };
 
 const u32 homa_num_params = ARRAY_SIZE(homa_params);

@@ -103,6 +103,13 @@ struct homa_config {
 	 * marked request.
 	 */
 	int incast_unsched_bytes;
+
+	/**
+	 * @auto_cutoffs: 1: @unsched_cutoffs are computed from the sizes of
+	 * incoming messages; 0: they stay as written (a write to
+	 * unsched_cutoffs sets this to 0).
+	 */
+	int auto_cutoffs;
 };
 
 /* The parameter may not be written through sysctl. */

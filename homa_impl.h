@@ -10,8 +10,12 @@
  *   1. the socket lock, lock_sock(&hsk->inet.sk)
  *   2. homa_net.config_lock (sysctl writes; never held with the ones below)
  *   3. homa_sock.lock (the socket's RPCs, their messages, its pool)
- *   4. homa_socktab.write_lock, homa_net.peer_lock, homa_peer.lock
- *      (leaf locks: never two of them at once)
+ *   4. homa_grant.lock (homa_net.grant: the namespace's list of incoming
+ *      messages that need grants, across all its sockets); no packet is
+ *      sent while it is held: decisions are collected, the lock dropped,
+ *      then the GRANTs sent (holding the socket and the peer)
+ *   5. homa_socktab.write_lock, homa_net.peer_lock, homa_peer.lock,
+ *      homa_cutoffs.lock (leaf locks: never two of them at once)
  *
  * The socket and peer tables are read under RCU (softirq lookups); only
  * bind, socket creation and close take the socktab write_lock. No Homa
@@ -40,6 +44,7 @@
 #include "homa_compat.h"
 #include "homa_config.h"
 #include "homa_gap.h"
+#include "homa_grant.h"
 #include "homa_metrics.h"
 #include "homa_pool.h"
 #include "homa_wire.h"
@@ -132,6 +137,27 @@ struct homa_peer {
 
 	/** @ack_ports: server ports of those RPCs. */
 	u16 ack_ports[HOMA_MAX_ACKS_PER_PKT];
+
+	/**
+	 * @unsched_cutoffs: the peer's cutoffs from its last CUTOFFS packet
+	 * (written under @lock, read with READ_ONCE; any values are safe).
+	 */
+	u32 unsched_cutoffs[HOMA_MAX_PRIORITIES];
+
+	/**
+	 * @cutoff_version: version of @unsched_cutoffs; 0 until the peer
+	 * sent any (this host's own cutoffs are used until then).
+	 */
+	u16 cutoff_version;
+
+	/**
+	 * @cutoffs_sent_version: the version of this host's cutoffs last
+	 * sent to the peer in a CUTOFFS packet (under @lock).
+	 */
+	u16 cutoffs_sent_version;
+
+	/** @cutoffs_sent: jiffies when that was sent (under @lock). */
+	unsigned long cutoffs_sent;
 };
 
 /**
@@ -193,6 +219,11 @@ struct homa_net {
 
 	/** @rx_expected_sum: the sum being built by the current firing. */
 	u64 rx_expected_sum;
+	/** @grant: the receiver's grant scheduler (homa_grant.c). */
+	struct homa_grant grant;
+
+	/** @cutoffs: sizes of incoming messages, cutoffs (homa_cutoffs.c). */
+	struct homa_cutoffs cutoffs;
 };
 
 /**
@@ -238,6 +269,9 @@ struct homa_msgout {
 
 	/** @priority: priority for scheduled packets, from the grant. */
 	u8 priority;
+
+	/** @unsched_prio: priority for unscheduled packets (peer cutoffs). */
+	u8 unsched_prio;
 };
 
 /**
@@ -253,8 +287,18 @@ struct homa_msgin {
 	/** @packets: DATA packets received, not yet copied to the user. */
 	struct sk_buff_head packets;
 
-	/** @granted: the sender may send every byte below this. */
+	/**
+	 * @granted: the sender may send every byte below this. While the
+	 * message is on the grant list, written under homa_grant.lock
+	 * (WRITE_ONCE) and read with READ_ONCE elsewhere.
+	 */
 	u32 granted;
+
+	/**
+	 * @sched_prio: the level of the last GRANT sent, asked for again in
+	 * RESENDs (same rules as @granted).
+	 */
+	u8 sched_prio;
 
 	/** @num_bpages: entries of @bpage_offsets in use (0: none yet). */
 	u32 num_bpages;
@@ -333,6 +377,9 @@ struct homa_rpc {
 
 	/** @msgin: the message this side receives. */
 	struct homa_msgin msgin;
+
+	/** @grant: @msgin's entry in the namespace's grant list. */
+	struct homa_grant_rpc grant;
 };
 
 /**

@@ -48,35 +48,6 @@ static enum homa_metric homa_parse_drop_reason(struct sk_buff *skb, int err,
 	return HOMA_M_drop_malformed;
 }
 
-/* The window a message gets: fixed, or a share of max_incoming. */
-static u32 homa_grant_window(struct homa_net *hnet)
-{
-	u32 window = READ_ONCE(hnet->config.window);
-
-	return window ? window : READ_ONCE(hnet->config.max_incoming) / 2;
-}
-
-/* Grant more of an incoming message if its window has room. */
-static void homa_grant_check(struct homa_rpc *rpc)
-{
-	struct homa_msgin *in = &rpc->msgin;
-	struct homa_pkt pkt = { .type = GRANT };
-	u32 received, want;
-
-	lockdep_assert_held(&rpc->hsk->lock);
-	if (in->length < 0 || in->num_bpages == 0 || in->granted >= in->length)
-		return;
-	received = in->length - in->gaps.bytes_remaining;
-	want = min_t(u32, in->length,
-		     received + homa_grant_window(rpc->hsk->hnet));
-	if (want <= in->granted)
-		return;
-	in->granted = want;
-	pkt.grant.offset = want;
-	pkt.grant.priority = 0;
-	homa_rpc_xmit_control(rpc, &pkt);
-}
-
 /**
  * homa_msgin_check() - Grant more of an incoming message, or hand it to
  * recvmsg if it is complete and has its buffers.
@@ -85,7 +56,7 @@ static void homa_grant_check(struct homa_rpc *rpc)
 void homa_msgin_check(struct homa_rpc *rpc)
 {
 	lockdep_assert_held(&rpc->hsk->lock);
-	homa_grant_check(rpc);
+	homa_grant_update(rpc);
 	if (homa_gaps_complete(&rpc->msgin.gaps) && rpc->msgin.num_bpages)
 		homa_rpc_ready(rpc);
 }
@@ -107,6 +78,7 @@ void homa_msgin_start(struct homa_rpc *rpc, const struct homa_pkt *pkt)
 	homa_gaps_init(&in->gaps, in->length);
 	in->granted = min_t(u32, pkt->data.incoming, in->length);
 	in->num_bpages = 0;
+	homa_cutoffs_record(rpc->hsk->hnet, in->length);
 	homa_msgin_alloc(rpc);
 }
 
@@ -278,9 +250,7 @@ static void homa_rpc_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 			homa_request_missing(rpc);
 		break;
 	default:
-		/* BUSY only proves the peer is alive; CUTOFFS need nothing
-		 * yet.
-		 */
+		/* BUSY only proves the peer is alive. */
 		break;
 	}
 	consume_skb(skb);
@@ -405,6 +375,14 @@ static void homa_sock_pkt(struct homa_sock *hsk, struct sk_buff *skb,
 		kfree_skb(skb);
 		return;
 	}
+	if (pkt->type == CUTOFFS) {
+		/* About the host, not an RPC. */
+		homa_cutoffs_pkt(hnet, peer, pkt);
+		consume_skb(skb);
+		goto out;
+	}
+	if (pkt->type == DATA)
+		homa_cutoffs_check(hsk, peer, pkt);
 	if (pkt->type == DATA || pkt->type == ACK)
 		homa_acks_pkt(hsk, peer, pkt);
 	rpc = pkt->type == ACK ? NULL : homa_find_rpc(hsk, peer, pkt);
@@ -419,6 +397,7 @@ static void homa_sock_pkt(struct homa_sock *hsk, struct sk_buff *skb,
 		}
 		kfree_skb(skb);
 	}
+out:
 	spin_unlock(&hsk->lock);
 	homa_peer_put(peer);
 }

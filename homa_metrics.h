@@ -63,6 +63,21 @@
  * @HOMA_M_drop_gaps_full: DATA dropped: its message has too many holes.
  * @HOMA_M_incast_marked: requests sent marked HOMA_DATA_INCAST.
  * @HOMA_M_incast_responses: responses sent with fewer unscheduled bytes.
+ * @HOMA_M_data_tx_prio0: DATA packets sent at priority level 0.
+ * @HOMA_M_data_tx_prio1: DATA packets sent at priority level 1.
+ * @HOMA_M_data_tx_prio2: DATA packets sent at priority level 2.
+ * @HOMA_M_data_tx_prio3: DATA packets sent at priority level 3.
+ * @HOMA_M_data_tx_prio4: DATA packets sent at priority level 4.
+ * @HOMA_M_data_tx_prio5: DATA packets sent at priority level 5.
+ * @HOMA_M_data_tx_prio6: DATA packets sent at priority level 6.
+ * @HOMA_M_data_tx_prio7: DATA packets sent at priority level 7.
+ * @HOMA_M_grant_decisions: grants that gave a message new bytes.
+ * @HOMA_M_grant_bytes: bytes granted beyond earlier grants.
+ * @HOMA_M_grant_fifo_grants: grants from the FIFO share to the oldest.
+ * @HOMA_M_grant_overflow: messages left out of a grant decision (too many).
+ * @HOMA_M_cutoffs_computed: computations of the unscheduled cutoffs.
+ * @HOMA_M_cutoffs_updated: CUTOFFS packets that changed a peer's cutoffs.
+ * @HOMA_M_pkts_tx_cutoffs: CUTOFFS packets sent.
  * @HOMA_NUM_METRICS: the number of metrics.
  */
 enum homa_metric {
@@ -115,6 +130,21 @@ enum homa_metric {
 	HOMA_M_drop_gaps_full,
 	HOMA_M_incast_marked,
 	HOMA_M_incast_responses,
+	HOMA_M_data_tx_prio0,
+	HOMA_M_data_tx_prio1,
+	HOMA_M_data_tx_prio2,
+	HOMA_M_data_tx_prio3,
+	HOMA_M_data_tx_prio4,
+	HOMA_M_data_tx_prio5,
+	HOMA_M_data_tx_prio6,
+	HOMA_M_data_tx_prio7,
+	HOMA_M_grant_decisions,
+	HOMA_M_grant_bytes,
+	HOMA_M_grant_fifo_grants,
+	HOMA_M_grant_overflow,
+	HOMA_M_cutoffs_computed,
+	HOMA_M_cutoffs_updated,
+	HOMA_M_pkts_tx_cutoffs,
 	HOMA_NUM_METRICS
 };
 

@@ -29,6 +29,8 @@ static enum homa_metric homa_tx_metric(u8 type)
 		return HOMA_M_pkts_tx_busy;
 	case NEED_ACK:
 		return HOMA_M_pkts_tx_need_ack;
+	case CUTOFFS:
+		return HOMA_M_pkts_tx_cutoffs;
 	default:
 		return HOMA_M_pkts_tx_ack;
 	}
@@ -44,8 +46,9 @@ static enum homa_metric homa_tx_metric(u8 type)
 void homa_xmit_skb(struct homa_sock *hsk, struct homa_peer *peer,
 		   struct sk_buff *skb, int priority)
 {
-	struct homa_net *hnet = hsk->hnet;
 	struct sock *sk = &hsk->inet.sk;
+	/* Not hsk->hnet: a GRANT may leave as the socket is destroyed. */
+	struct homa_net *hnet = homa_net(sock_net(sk));
 	struct dst_entry *dst;
 	struct flowi fl;
 	int tos, prio;
@@ -95,7 +98,8 @@ void homa_xmit_control(struct homa_sock *hsk, struct homa_peer *peer,
 	u32 len;
 
 	if (!skb) {
-		homa_metric_inc(hsk->hnet, HOMA_M_tx_no_memory);
+		homa_metric_inc(homa_net(sock_net(&hsk->inet.sk)),
+				HOMA_M_tx_no_memory);
 		return;
 	}
 	skb_reserve(skb, HOMA_SKB_HEADROOM);
@@ -228,12 +232,14 @@ void homa_msgout_attach(struct homa_rpc *rpc, struct sk_buff_head *packets,
 	}
 	out->granted = out->unscheduled;
 	out->priority = 0;
+	out->unsched_prio = homa_cutoffs_unsched_prio(rpc->hsk->hnet,
+						      rpc->peer, length);
 	pkt.sport = rpc->hsk->port;
 	pkt.dport = rpc->dport;
 	pkt.sender_id = rpc->id;
 	pkt.data.message_length = length;
 	pkt.data.flags = out->flags;
-	pkt.data.cutoff_version = READ_ONCE(cfg->cutoff_version);
+	pkt.data.cutoff_version = READ_ONCE(rpc->peer->cutoff_version);
 	homa_metric_add(rpc->hsk->hnet, HOMA_M_skbs_live,
 			skb_queue_len(packets));
 	skb_queue_splice_tail_init(packets, &out->packets);
@@ -264,14 +270,17 @@ static void homa_xmit_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 	h = (struct homa_data_hdr *)copy->data;
 	h->incoming = cpu_to_be32(out->granted);
 	h->retransmit = retransmit;
+	/* Tells the receiver which of its cutoffs this host has. */
+	h->cutoff_version = cpu_to_be16(READ_ONCE(rpc->peer->cutoff_version));
 	if (homa_peer_take_acks(rpc->peer, &acks, 1)) {
 		h->ack.client_id = cpu_to_be64(acks.ack.client_ids[0]);
 		h->ack.server_port = cpu_to_be16(acks.ack.server_ports[0]);
 	}
 	if (homa_skb_cb(skb)->offset < out->unscheduled)
-		prio = HOMA_MAX_PRIORITIES - 1;
+		prio = out->unsched_prio;
 	else
 		prio = out->priority;
+	homa_metric_inc(rpc->hsk->hnet, HOMA_M_data_tx_prio0 + (prio & 7));
 	homa_xmit_skb(rpc->hsk, rpc->peer, copy, prio);
 }
 
@@ -433,9 +442,13 @@ static struct homa_rpc *homa_reply_rpc(struct homa_sock *hsk, u64 id)
 	struct homa_rpc *rpc;
 
 	lockdep_assert_held(&hsk->lock);
+	/*
+	 * Clients on different hosts may use the same id: skip the RPCs
+	 * with it that do not await a reply.
+	 */
 	hash_for_each_possible(hsk->server_rpcs, rpc, hash_node, id)
-		if (rpc->id == id)
-			return rpc->state == RPC_IN_SERVICE ? rpc : NULL;
+		if (rpc->id == id && rpc->state == RPC_IN_SERVICE)
+			return rpc;
 	return NULL;
 }
 

@@ -261,7 +261,7 @@ static void homa_rpc_info_fill(struct homa_rpc *rpc, struct homa_rpc_info *ri)
 		ri->rx_remaining = in->gaps.bytes_remaining;
 		ri->rx_gaps = in->gaps.num_gaps;
 		ri->rx_gap_bytes = homa_gaps_gap_bytes(&in->gaps);
-		ri->rx_granted = in->granted;
+		ri->rx_granted = READ_ONCE(in->granted);
 		if (!in->num_bpages && !rpc->ready)
 			ri->flags |= HOMA_RPC_BUF_STALL;
 	}
@@ -505,6 +505,8 @@ static int __net_init homa_net_init(struct net *net)
 	homa_config_init(&hnet->config);
 	homa_socktab_init(&hnet->socktab);
 	homa_peertab_init(hnet);
+	homa_grant_init(&hnet->grant);
+	homa_cutoffs_init(hnet);
 	atomic64_set(&hnet->next_id, 0);
 	err = homa_metrics_net_init(hnet);
 	if (err)
@@ -523,6 +525,9 @@ static void __net_exit homa_net_exit(struct net *net)
 	struct homa_net *hnet = homa_net(net);
 
 	homa_timer_stop(hnet);
+	homa_cutoffs_exit(hnet);
+	/* Every socket is gone, so every message left the grant list. */
+	WARN_ON_ONCE(!list_empty(&hnet->grant.rpcs));
 	homa_peertab_exit(hnet);
 	homa_sysctl_net_exit(hnet);
 	homa_metrics_net_exit(hnet);

@@ -30,6 +30,7 @@ static struct homa_rpc *homa_rpc_alloc(struct homa_sock *hsk,
 	skb_queue_head_init(&rpc->msgout.packets);
 	homa_msgin_init(&rpc->msgin);
 	INIT_LIST_HEAD(&rpc->ready_links);
+	homa_grant_rpc_init(&rpc->grant);
 	list_add_tail(&rpc->active_links, &hsk->active_rpcs);
 	hsk->num_rpcs++;
 	homa_metric_inc(hsk->hnet, HOMA_M_rpcs_live);
@@ -171,12 +172,14 @@ void homa_msgin_reset(struct homa_rpc *rpc)
 	u32 i;
 
 	lockdep_assert_held(&rpc->hsk->lock);
+	homa_grant_remove(rpc);
 	skb_queue_splice_tail_init(&rpc->msgin.packets, &rpc->hsk->dead_skbs);
 	for (i = 0; i < rpc->msgin.num_bpages && pool; i++)
 		homa_pool_release(&pool->state, rpc->msgin.bpage_offsets[i]);
 	rpc->msgin.num_bpages = 0;
 	rpc->msgin.length = -1;
 	rpc->msgin.granted = 0;
+	rpc->msgin.sched_prio = 0;
 }
 
 /**

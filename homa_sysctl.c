@@ -57,6 +57,9 @@ static int homa_sysctl_write(HOMA_CTL_TABLE *table, void *buffer,
 
 		WRITE_ONCE(hnet->config.cutoff_version, v);
 	}
+	/* Cutoffs written by hand stay: no more automatic ones. */
+	if (!err && p->offset == offsetof(struct homa_config, unsched_cutoffs))
+		WRITE_ONCE(hnet->config.auto_cutoffs, 0);
 	kfree(cand);
 	return err;
 }

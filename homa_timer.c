@@ -29,13 +29,14 @@ void homa_request_missing(struct homa_rpc *rpc)
 	} else {
 		if (in->num_bpages == 0)
 			return;
-		granted = in->granted;
+		granted = READ_ONCE(in->granted);
 		if (homa_gaps_first_missing(&in->gaps, granted, &gap))
 			return;
 	}
 	pkt.resend.offset = gap.start;
 	pkt.resend.length = gap.end - gap.start;
-	pkt.resend.priority = 0;
+	/* A RESEND also sets the level of the sender's scheduled bytes. */
+	pkt.resend.priority = READ_ONCE(in->sched_prio);
 	homa_rpc_xmit_control(rpc, &pkt);
 	homa_metric_inc(rpc->hsk->hnet, HOMA_M_resends_sent);
 }
@@ -210,6 +211,7 @@ static void homa_timer_fire(struct timer_list *t)
 	hnet->rx_expected_sum = 0;
 	if (hnet->timer_count % HOMA_PEER_GC_TICKS == 0)
 		homa_peer_gc(hnet);
+	homa_cutoffs_tick(hnet);
 	if (!READ_ONCE(hnet->timer_stop))
 		mod_timer(&hnet->timer, jiffies + msecs_to_jiffies(1));
 }

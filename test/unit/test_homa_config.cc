@@ -72,6 +72,7 @@ const Expected kExpected[] = {
 	SCALAR(dedup_ms, "dedup_ms", 2000),
 	SCALAR(incast_threshold, "incast_threshold", 32),
 	SCALAR(incast_unsched_bytes, "incast_unsched_bytes", 1000),
+	SCALAR(auto_cutoffs, "auto_cutoffs", 1),
 };
 
 #undef SCALAR
@@ -610,6 +611,7 @@ TEST(homa_config_check, spec_ranges_from_spec)
 		{ "incast_threshold", -1 },
 		{ "incast_unsched_bytes", 0 },
 		{ "incast_unsched_bytes", 1000001 },
+		{ "auto_cutoffs", -1 },		{ "auto_cutoffs", 2 },
 		{ "unsched_cutoffs", -1 },
 	};
 

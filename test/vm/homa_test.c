@@ -626,6 +626,79 @@ static void cmd_client(const char *host, int port, int count, int size,
 	       rtt[count / 2], rtt[count * 99 / 100]);
 }
 
+/* The byte at @i of the messages that send and sink exchange. */
+static char sink_byte(int i)
+{
+	return (char)(i * 7 + i / 251);
+}
+
+/*
+ * sink PORT: receive requests on PORT, check every byte, print "got LEN"
+ * for each in the order they complete, and answer each with one byte.
+ */
+static void cmd_sink(int port)
+{
+	int fd = homa_socket(AF_INET), len, i;
+	struct homa_recvmsg_args ra;
+	struct homa_sendmsg_args sa;
+	union sockaddr_homa from;
+	char *region, *buf;
+
+	expect_errno("bind", bind_port(fd, AF_INET, port), 0);
+	region = setup_pool(fd);
+	buf = malloc(HOMA_MAX_MESSAGE_LENGTH);
+	printf("serving %d\n", port);
+	memset(&ra, 0, sizeof(ra));
+	for (;;) {
+		ra.id = 0;
+		len = do_recv(fd, &ra, &from, 0);
+		if (len < 0) {
+			if (errno == EINTR)
+				continue;
+			printf("# sink recvmsg: %s\n", strerror(errno));
+			exit(1);
+		}
+		gather(region, &ra, len, buf);
+		for (i = 0; i < len; i++)
+			if (buf[i] != sink_byte(i))
+				break;
+		printf("got %d%s\n", len, i < len ? " corrupt" : "");
+		memset(&sa, 0, sizeof(sa));
+		sa.id = ra.id;
+		if (do_send(fd, &from, buf, 1, &sa) < 0)
+			printf("# sink sendmsg: %s\n", strerror(errno));
+	}
+}
+
+/* send ADDR PORT SIZE: one request of SIZE bytes; wait for its answer. */
+static void cmd_send(const char *host, int port, int size)
+{
+	union sockaddr_homa to, from;
+	int fd = homa_socket(parse_addr(host, port, &to)), i, len;
+	struct homa_recvmsg_args ra;
+	struct homa_sendmsg_args sa;
+	char *buf = malloc(size);
+
+	setup_pool(fd);
+	for (i = 0; i < size; i++)
+		buf[i] = sink_byte(i);
+	memset(&sa, 0, sizeof(sa));
+	if (do_send(fd, &to, buf, size, &sa) < 0) {
+		fail("sendmsg %d: %s", size, strerror(errno));
+		return;
+	}
+	memset(&ra, 0, sizeof(ra));
+	do {
+		ra.id = 0;
+		len = do_recv(fd, &ra, &from, 0);
+	} while (len < 0 && errno == EINTR);
+	if (len != 1)
+		fail("answer to %d bytes: %d (%s)", size, len,
+		     len < 0 ? strerror(errno) : "length");
+	else
+		printf("done %d\n", size);
+}
+
 /* A request and its recvmsg on one loopback socket pair. */
 struct api_env {
 	int srv, cli;
@@ -1126,7 +1199,8 @@ static void print_usage(void)
 	       "       expect_noport ADDR PORT |\n"
 	       "       client ADDR PORT COUNT SIZE WINDOW |\n"
 	       "       tcp_server PORT | tcp_client ADDR PORT COUNT SIZE |\n"
-	       "       wmem ADDR PORT | replay PORT ID | unknown_ready PORT\n",
+	       "       wmem ADDR PORT | replay PORT ID | unknown_ready PORT |\n"
+	       "       sink PORT | send ADDR PORT SIZE\n",
 	       "homa_test");
 	exit(2);
 }
@@ -1178,6 +1252,10 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[1], "tcp_client") && argc == 6)
 		cmd_tcp_client(argv[2], atoi(argv[3]), atoi(argv[4]),
 			       atoi(argv[5]));
+	else if (!strcmp(argv[1], "sink") && argc == 3)
+		cmd_sink(atoi(argv[2]));
+	else if (!strcmp(argv[1], "send") && argc == 5)
+		cmd_send(argv[2], atoi(argv[3]), atoi(argv[4]));
 	else if (!strcmp(argv[1], "client") && argc == 7)
 		cmd_client(argv[2], atoi(argv[3]), atoi(argv[4]),
 			   atoi(argv[5]), atoi(argv[6]));

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * The receiver's grant scheduler, one per namespace. Incoming
+ * messages longer than their unscheduled bytes join the namespace's grant
+ * list (whatever socket they arrive on) until their last byte arrives or
+ * their RPC ends. Each event that can change a decision (a DATA packet
+ * for a listed message, a message leaving the list, buffer space found
+ * for a stalled one) runs a pass: under the grant lock the list becomes
+ * an array of candidates for homa_srpt_grants(), and each decision that
+ * grants new bytes is committed to its message's granted offset; then,
+ * the lock dropped, a GRANT carrying the offset and the scheduled
+ * priority goes out for each. The socket and peer of each GRANT are held
+ * across the unlock, since the RPC may end meanwhile.
+ */
+
+#include "homa_impl.h"
+
+/**
+ * struct homa_grant_send - a GRANT decided under the grant lock, to be
+ * sent after it is dropped.
+ */
+struct homa_grant_send {
+	/** @hsk: the RPC's socket (a reference is held). */
+	struct homa_sock *hsk;
+
+	/** @peer: the sender of the message (a reference is held). */
+	struct homa_peer *peer;
+
+	/** @id: the RPC's id on this host. */
+	u64 id;
+
+	/** @offset: the new granted offset. */
+	u32 offset;
+
+	/** @dport: the sender's port. */
+	u16 dport;
+
+	/** @priority: level for the granted bytes. */
+	u8 priority;
+};
+
+/**
+ * homa_grant_init() - Start a namespace's grant scheduler, with no
+ * message to grant.
+ * @g: the scheduler.
+ */
+void homa_grant_init(struct homa_grant *g)
+{
+	spin_lock_init(&g->lock);
+	INIT_LIST_HEAD(&g->rpcs);
+	g->next_birth = 0;
+	homa_srpt_fifo_init(&g->fifo);
+}
+
+/**
+ * homa_grant_rpc_init() - Prepare a new RPC's grant entry (not listed).
+ * @gr: the entry.
+ */
+void homa_grant_rpc_init(struct homa_grant_rpc *gr)
+{
+	INIT_LIST_HEAD(&gr->links);
+}
+
+static u32 homa_grant_remaining(const struct homa_grant_rpc *gr)
+{
+	return gr->length - gr->received;
+}
+
+/* Move @gr toward the front until the list is sorted by remaining. */
+static void homa_grant_sort(struct homa_grant *g, struct homa_grant_rpc *gr)
+{
+	struct list_head *pos = gr->links.prev;
+	struct homa_grant_rpc *prev;
+
+	lockdep_assert_held(&g->lock);
+	while (pos != &g->rpcs) {
+		prev = list_entry(pos, struct homa_grant_rpc, links);
+		if (homa_grant_remaining(prev) <= homa_grant_remaining(gr))
+			break;
+		pos = pos->prev;
+	}
+	list_move(&gr->links, pos);
+}
+
+/*
+ * Bring @rpc's entry up to date: join the list, move in it, or leave it.
+ * Returns true if the message is or was on the list (decisions may have
+ * changed).
+ */
+static bool homa_grant_note(struct homa_grant *g, struct homa_rpc *rpc)
+{
+	struct homa_grant_rpc *gr = &rpc->grant;
+	struct homa_msgin *in = &rpc->msgin;
+	bool listed = !list_empty(&gr->links);
+
+	lockdep_assert_held(&rpc->hsk->lock);
+	lockdep_assert_held(&g->lock);
+	if (rpc->state != RPC_INCOMING || in->length < 0 ||
+	    homa_gaps_complete(&in->gaps)) {
+		list_del_init(&gr->links);
+		return listed;
+	}
+	if (!listed) {
+		/* Short enough to need no grant: never listed. */
+		if (in->granted >= in->length)
+			return false;
+		gr->birth = g->next_birth++;
+		gr->length = in->length;
+		list_add_tail(&gr->links, &g->rpcs);
+	}
+	gr->received = in->length - in->gaps.bytes_remaining;
+	gr->stalled = in->num_bpages == 0;
+	homa_grant_sort(g, gr);
+	return true;
+}
+
+/* One candidate for the decision from a listed message. */
+static void homa_grant_cand(struct homa_srpt_cand *c, struct homa_rpc *rpc)
+{
+	struct homa_grant_rpc *gr = &rpc->grant;
+
+	c->id = rpc->id;
+	c->peer = (uintptr_t)rpc->peer;
+	c->birth = gr->birth;
+	c->length = gr->length;
+	c->received = gr->received;
+	c->granted = rpc->msgin.granted;
+	c->remaining = homa_grant_remaining(gr);
+	c->flags = gr->stalled ? HOMA_SRPT_STALLED : 0;
+}
+
+/*
+ * Fill the candidate array from the list (the shortest messages, if there
+ * are more than fit); the granted-but-unreceived bytes of the others go
+ * to @other. Returns the number of candidates.
+ */
+static u32 homa_grant_gather(struct homa_net *hnet, u64 *other)
+{
+	struct homa_grant *g = &hnet->grant;
+	struct homa_grant_rpc *gr;
+	struct homa_rpc *rpc;
+	u32 n = 0, granted;
+
+	lockdep_assert_held(&g->lock);
+	*other = 0;
+	list_for_each_entry(gr, &g->rpcs, links) {
+		rpc = container_of(gr, struct homa_rpc, grant);
+		if (n < HOMA_GRANT_MAX_CANDS) {
+			homa_grant_cand(&g->cands[n], rpc);
+			g->cand_rpcs[n++] = rpc;
+			continue;
+		}
+		homa_metric_inc(hnet, HOMA_M_grant_overflow);
+		granted = min(rpc->msgin.granted, gr->length);
+		if (granted > gr->received)
+			*other += granted - gr->received;
+	}
+	return n;
+}
+
+/*
+ * Commit decision @d if it grants new bytes: store the new offset and fill
+ * @s (taking references) so the GRANT can be sent after the unlock.
+ */
+static bool homa_grant_commit(struct homa_net *hnet,
+			      const struct homa_srpt_grant *d,
+			      struct homa_grant_send *s)
+{
+	struct homa_rpc *rpc = hnet->grant.cand_rpcs[d->index];
+	u32 old = hnet->grant.cands[d->index].granted;
+
+	lockdep_assert_held(&hnet->grant.lock);
+	if (d->offset <= old)
+		return false;
+	/* Pairs with READ_ONCE() in the timer and HOMAIOCINFO. */
+	WRITE_ONCE(rpc->msgin.granted, d->offset);
+	WRITE_ONCE(rpc->msgin.sched_prio, d->priority);
+	homa_metric_inc(hnet, HOMA_M_grant_decisions);
+	homa_metric_add(hnet, HOMA_M_grant_bytes, d->offset - old);
+	if (d->fifo)
+		homa_metric_inc(hnet, HOMA_M_grant_fifo_grants);
+	/* A listed RPC is alive, so its socket and peer are too. */
+	sock_hold(&rpc->hsk->inet.sk);
+	refcount_inc(&rpc->peer->refs);
+	s->hsk = rpc->hsk;
+	s->peer = rpc->peer;
+	s->id = rpc->id;
+	s->dport = rpc->dport;
+	s->offset = d->offset;
+	s->priority = d->priority;
+	return true;
+}
+
+/* Decide and commit up to HOMA_GRANT_BATCH grants; returns how many. */
+static u32 homa_grant_decide(struct homa_net *hnet,
+			     const struct homa_srpt_params *p,
+			     struct homa_grant_send *sends)
+{
+	struct homa_grant *g = &hnet->grant;
+	u32 n, num, i, count = 0;
+	u64 other;
+
+	lockdep_assert_held(&g->lock);
+	n = homa_grant_gather(hnet, &other);
+	if (n == 0)
+		return 0;
+	num = homa_srpt_grants(p, &g->fifo, g->cands, n, other, g->out);
+	for (i = 0; i < num && count < HOMA_GRANT_BATCH; i++)
+		if (homa_grant_commit(hnet, &g->out[i], &sends[count]))
+			count++;
+	return count;
+}
+
+/* Send the GRANTs decided and drop the references taken for them. */
+static void homa_grant_xmit(struct homa_grant_send *sends, u32 n)
+{
+	struct homa_grant_send *s;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		struct homa_pkt pkt = { .type = GRANT };
+
+		s = &sends[i];
+		pkt.dport = s->dport;
+		pkt.sender_id = s->id;
+		pkt.grant.offset = s->offset;
+		pkt.grant.priority = s->priority;
+		homa_xmit_control(s->hsk, s->peer, &pkt);
+		homa_peer_put(s->peer);
+		sock_put(&s->hsk->inet.sk);
+	}
+}
+
+/* The decision's configuration, from net.homa.* of the namespace. */
+static void homa_grant_params(struct homa_net *hnet,
+			      struct homa_srpt_params *p)
+{
+	struct homa_config *cfg = &hnet->config;
+	u32 cutoffs[HOMA_MAX_PRIORITIES];
+
+	homa_cutoffs_get(hnet, cutoffs);
+	p->max_overcommit = READ_ONCE(cfg->max_overcommit);
+	p->window = READ_ONCE(cfg->window);
+	p->max_incoming = READ_ONCE(cfg->max_incoming);
+	p->max_sched_prio =
+		homa_prio_max_sched(cutoffs, READ_ONCE(cfg->num_priorities));
+	p->fifo_fraction = READ_ONCE(cfg->grant_fifo_fraction);
+	p->fifo_increment = HOMA_SRPT_DEFAULT_FIFO_INCREMENT;
+}
+
+/*
+ * Note @rpc's change (if not NULL), then decide and send grants; a pass
+ * that fills a batch is followed by another, a few at most.
+ */
+static void homa_grant_run(struct homa_net *hnet, struct homa_rpc *rpc)
+{
+	struct homa_grant_send sends[HOMA_GRANT_BATCH];
+	struct homa_grant *g = &hnet->grant;
+	struct homa_srpt_params p;
+	u32 n = 0, passes = 0;
+
+	homa_grant_params(hnet, &p);
+	do {
+		spin_lock(&g->lock);
+		if (!rpc || homa_grant_note(g, rpc))
+			n = homa_grant_decide(hnet, &p, sends);
+		rpc = NULL;
+		spin_unlock(&g->lock);
+		homa_grant_xmit(sends, n);
+	} while (n == HOMA_GRANT_BATCH && ++passes < 4);
+}
+
+/**
+ * homa_grant_update() - Account for news about an incoming message (bytes
+ * arrived, buffers found, completion) and send the grants that follow.
+ * @rpc: the RPC; the caller holds its socket's lock.
+ */
+void homa_grant_update(struct homa_rpc *rpc)
+{
+	lockdep_assert_held(&rpc->hsk->lock);
+	homa_grant_run(rpc->hsk->hnet, rpc);
+}
+
+/**
+ * homa_grant_remove() - Take an RPC's incoming message off the grant list
+ * (it ends or starts over), and give its share to the others.
+ * @rpc: the RPC; the caller holds its socket's lock.
+ */
+void homa_grant_remove(struct homa_rpc *rpc)
+{
+	struct homa_net *hnet = rpc->hsk->hnet;
+	struct homa_grant *g = &hnet->grant;
+	bool listed;
+
+	lockdep_assert_held(&rpc->hsk->lock);
+	spin_lock(&g->lock);
+	listed = !list_empty(&rpc->grant.links);
+	list_del_init(&rpc->grant.links);
+	spin_unlock(&g->lock);
+	if (listed)
+		homa_grant_run(hnet, NULL);
+}
