@@ -10,8 +10,8 @@
  *   1. the socket lock, lock_sock(&hsk->inet.sk)
  *   2. homa_net.config_lock (sysctl writes; never held with the ones below)
  *   3. homa_sock.lock (the socket's RPCs, their messages, its pool)
- *   4. homa_socktab.write_lock, homa_net.peer_lock, homa_peer.lock
- *      (leaf locks: never two of them at once)
+ *   4. homa_socktab.write_lock, homa_net.peer_lock, homa_peer.lock,
+ *      homa_pacer.lock (leaf locks: never two of them at once)
  *
  * The socket and peer tables are read under RCU (softirq lookups); only
  * bind, socket creation and close take the socktab write_lock. No Homa
@@ -19,6 +19,12 @@
  * message's packets under homa_sock.lock and copies them after dropping it.
  * All spinlocks are taken with bottom halves disabled (_bh) outside
  * softirq, because the receive path and the timer take them in softirq.
+ *
+ * The pacer thread is the one exception to the order: holding
+ * homa_pacer.lock it may spin_trylock() a throttled RPC's homa_sock.lock
+ * (never spin on it), then drops the pacer lock before it transmits. A
+ * throttled RPC cannot be freed meanwhile: homa_rpc_end() takes it off
+ * the pacer's lists under both locks.
  */
 
 #ifndef _HOMA_IMPL_H
@@ -41,7 +47,9 @@
 #include "homa_config.h"
 #include "homa_gap.h"
 #include "homa_metrics.h"
+#include "homa_pace.h"
 #include "homa_pool.h"
+#include "homa_rtt.h"
 #include "homa_wire.h"
 
 /* log2 of the number of buckets in a namespace's socket table. */
@@ -129,6 +137,43 @@ struct homa_peer {
 };
 
 /**
+ * struct homa_pacer - a host's pacer (homa_pacer.c): its estimate of the
+ * NIC queue and the outgoing messages that wait for room in it.
+ */
+struct homa_pacer {
+	/**
+	 * @lock: protects the fields below up to @thread, and the pacer_*
+	 * fields of throttled RPCs. A leaf lock, always taken with bottom
+	 * halves disabled.
+	 */
+	spinlock_t lock;
+
+	/** @state: the NIC queue estimate and the FIFO credit. */
+	struct homa_pace_state state;
+
+	/**
+	 * @srpt: throttled RPCs (homa_rpc.pacer_links), fewest bytes to
+	 * send first. Empty when nothing waits.
+	 */
+	struct list_head srpt;
+
+	/** @fifo: the same RPCs (homa_rpc.pacer_fifo_links), oldest first. */
+	struct list_head fifo;
+
+	/** @queue_max: the longest NIC queue estimate seen, in ns. */
+	u64 queue_max;
+
+	/** @unsched: the adaptive unscheduled window and its counts. */
+	struct homa_rtt_unsched unsched;
+
+	/** @thread: the pacer thread, which releases throttled packets. */
+	struct task_struct *thread;
+
+	/** @wait: the thread sleeps here while @srpt is empty. */
+	wait_queue_head_t wait;
+};
+
+/**
  * struct homa_net - one Homa host: everything Homa keeps per network
  * namespace. Found with homa_net(net).
  */
@@ -177,6 +222,9 @@ struct homa_net {
 
 	/** @timer_count: how many times the timer has fired. */
 	u32 timer_count;
+
+	/** @pacer: the NIC queue limit on the host's output. */
+	struct homa_pacer pacer;
 };
 
 /**
@@ -219,6 +267,9 @@ struct homa_msgout {
 
 	/** @priority: priority for scheduled packets, from the grant. */
 	u8 priority;
+
+	/** @birth: when sendmsg handed the message over (ns), for FIFO. */
+	u64 birth;
 };
 
 /**
@@ -302,6 +353,18 @@ struct homa_rpc {
 
 	/** @msgin: the message this side receives. */
 	struct homa_msgin msgin;
+
+	/**
+	 * @pacer_links: link in homa_pacer.srpt; empty while the RPC is not
+	 * throttled (protected by homa_pacer.lock).
+	 */
+	struct list_head pacer_links;
+
+	/** @pacer_fifo_links: link in homa_pacer.fifo (pacer lock). */
+	struct list_head pacer_fifo_links;
+
+	/** @pacer_remaining: bytes left to send, for SRPT (pacer lock). */
+	u32 pacer_remaining;
 };
 
 /**
@@ -555,6 +618,8 @@ int homa_msgout_fill(struct homa_sock *hsk, struct homa_peer *peer,
 void homa_msgout_attach(struct homa_rpc *rpc, struct sk_buff_head *packets,
 			u32 length);
 void homa_xmit_data(struct homa_rpc *rpc);
+struct sk_buff *homa_msgout_next(struct homa_rpc *rpc);
+void homa_xmit_data_next(struct homa_rpc *rpc);
 void homa_resend_data(struct homa_rpc *rpc, u32 start, u32 end);
 void homa_msgout_restart(struct homa_rpc *rpc);
 bool homa_sock_writeable(struct homa_sock *hsk);
@@ -570,6 +635,16 @@ int homa_pool_setup(struct homa_sock *hsk, const struct homa_rcvbuf_args *args);
 void homa_pool_free(struct homa_pool *pool);
 int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags,
 		 int *addr_len);
+
+/* homa_pacer.c */
+int homa_pacer_net_init(struct homa_net *hnet);
+void homa_pacer_net_exit(struct homa_net *hnet);
+u32 homa_pacer_pkt_bytes(struct homa_rpc *rpc, struct sk_buff *skb);
+bool homa_pacer_admit(struct homa_rpc *rpc, struct sk_buff *skb);
+void homa_pacer_sent(struct homa_net *hnet, u32 bytes);
+void homa_pacer_unthrottle(struct homa_rpc *rpc);
+void homa_pacer_tick(struct homa_net *hnet);
+u32 homa_pacer_unsched_window(struct homa_net *hnet);
 
 /* homa_timer.c */
 void homa_request_missing(struct homa_rpc *rpc);

@@ -70,6 +70,13 @@ static const struct {
 	HOMA_METRIC(peers_live, "peers in the peer table now (gauge)"),
 	HOMA_METRIC(peers_freed, "idle peers freed by garbage collection"),
 	HOMA_METRIC(rpc_icmp_failures, "client RPCs failed by an ICMP error"),
+	HOMA_METRIC(pacer_throttled, "messages queued for the pacer"),
+	HOMA_METRIC(pacer_bytes, "message bytes the pacer thread sent"),
+	HOMA_METRIC(pacer_wakeups, "times the idle pacer thread woke for work"),
+	HOMA_METRIC(nic_queue_max_ns,
+		    "longest NIC queue paced DATA made (ns; a maximum)"),
+	HOMA_METRIC(unsched_halvings,
+		    "times the unscheduled window was halved"),
 };
 
 #undef HOMA_METRIC

@@ -57,6 +57,11 @@
  * @HOMA_M_peers_live: peers in the peer table now (gauge).
  * @HOMA_M_peers_freed: idle peers freed by garbage collection.
  * @HOMA_M_rpc_icmp_failures: client RPCs failed by an ICMP error.
+ * @HOMA_M_pacer_throttled: messages queued for the pacer.
+ * @HOMA_M_pacer_bytes: message bytes the pacer thread sent.
+ * @HOMA_M_pacer_wakeups: times the idle pacer thread woke for work.
+ * @HOMA_M_nic_queue_max_ns: longest NIC queue paced DATA made (ns).
+ * @HOMA_M_unsched_halvings: times the unscheduled window was halved.
  * @HOMA_NUM_METRICS: the number of metrics.
  */
 enum homa_metric {
@@ -103,6 +108,11 @@ enum homa_metric {
 	HOMA_M_peers_live,
 	HOMA_M_peers_freed,
 	HOMA_M_rpc_icmp_failures,
+	HOMA_M_pacer_throttled,
+	HOMA_M_pacer_bytes,
+	HOMA_M_pacer_wakeups,
+	HOMA_M_nic_queue_max_ns,
+	HOMA_M_unsched_halvings,
 	HOMA_NUM_METRICS
 };
 

@@ -507,12 +507,19 @@ static int __net_init homa_net_init(struct net *net)
 	if (err)
 		return err;
 	err = homa_sysctl_net_init(hnet);
-	if (err) {
-		homa_metrics_net_exit(hnet);
-		return err;
-	}
+	if (err)
+		goto err_metrics;
+	err = homa_pacer_net_init(hnet);
+	if (err)
+		goto err_sysctl;
 	homa_timer_start(hnet);
 	return 0;
+
+err_sysctl:
+	homa_sysctl_net_exit(hnet);
+err_metrics:
+	homa_metrics_net_exit(hnet);
+	return err;
 }
 
 static void __net_exit homa_net_exit(struct net *net)
@@ -520,6 +527,7 @@ static void __net_exit homa_net_exit(struct net *net)
 	struct homa_net *hnet = homa_net(net);
 
 	homa_timer_stop(hnet);
+	homa_pacer_net_exit(hnet);
 	homa_peertab_exit(hnet);
 	homa_sysctl_net_exit(hnet);
 	homa_metrics_net_exit(hnet);

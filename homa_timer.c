@@ -171,6 +171,7 @@ static void homa_timer_fire(struct timer_list *t)
 	hash_for_each_rcu(hnet->socktab.buckets, bkt, hsk, socktab_node)
 		homa_timer_sock(hsk, ms);
 	rcu_read_unlock();
+	homa_pacer_tick(hnet);
 	if (hnet->timer_count % HOMA_PEER_GC_TICKS == 0)
 		homa_peer_gc(hnet);
 	if (!READ_ONCE(hnet->timer_stop))
