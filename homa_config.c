@@ -60,9 +60,10 @@ const struct homa_param homa_params[] = {
 	HOMA_PARAM(dead_buffs_limit, 5000, 1, 10000000),
 	HOMA_PARAM(wmem_max, 100000000, 10000, HOMA_INT_MAX),
 	HOMA_PARAM(peer_idle_secs, 60, 1, 86400),
-	/* The pacer and the adaptive unscheduled window. */
+	/* The pacer and RTT-adaptive behaviour. */
 	HOMA_PARAM(pacer_enable, 1, 0, 1),
 	HOMA_PARAM(throttle_min_bytes, 1000, 0, HOMA_MAX_MESSAGE_LENGTH),
+	HOMA_PARAM(rtt_adaptive, 1, 0, 1),
 	HOMA_PARAM(unsched_adaptive, 1, 0, 1),
 };
 

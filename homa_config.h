@@ -86,13 +86,16 @@ struct homa_config {
 	/** @peer_idle_secs: idle time after which an unused peer is freed. */
 	int peer_idle_secs;
 
-	/* The pacer and the adaptive unscheduled window (homa_pacer.c). */
+	/* The pacer and RTT-adaptive behaviour (homa_pacer.c, homa_peer.c). */
 
 	/** @pacer_enable: 0 sends every packet at once (no pacer). */
 	int pacer_enable;
 
 	/** @throttle_min_bytes: shorter messages skip the pacer. */
 	int throttle_min_bytes;
+
+	/** @rtt_adaptive: 0 turns off RTT-based scheduled windows. */
+	int rtt_adaptive;
 
 	/** @unsched_adaptive: 0 keeps the unscheduled window fixed. */
 	int unsched_adaptive;

@@ -134,6 +134,12 @@ struct homa_peer {
 
 	/** @ack_ports: server ports of those RPCs. */
 	u16 ack_ports[HOMA_MAX_ACKS_PER_PKT];
+
+	/** @hnet: the host (namespace) whose table holds the peer. */
+	struct homa_net *hnet;
+
+	/** @rtt: RTT estimate to the peer (protected by @lock). */
+	struct homa_rtt rtt;
 };
 
 /**
@@ -365,6 +371,18 @@ struct homa_rpc {
 
 	/** @pacer_remaining: bytes left to send, for SRPT (pacer lock). */
 	u32 pacer_remaining;
+
+	/**
+	 * @rtt_start: when the first DATA packet of @msgout went out (ns);
+	 * 0 while no RTT sample is pending.
+	 */
+	u64 rtt_start;
+
+	/**
+	 * @rtt_done: @msgout gives no (more) RTT samples: one was taken, or
+	 * data was sent again (Karn's rule).
+	 */
+	bool rtt_done;
 };
 
 /**
@@ -645,6 +663,13 @@ void homa_pacer_sent(struct homa_net *hnet, u32 bytes);
 void homa_pacer_unthrottle(struct homa_rpc *rpc);
 void homa_pacer_tick(struct homa_net *hnet);
 u32 homa_pacer_unsched_window(struct homa_net *hnet);
+
+/* homa_peer_rtt.c */
+int homa_peer_rtt_net_init(struct homa_net *hnet);
+void homa_peer_rtt_net_exit(struct homa_net *hnet);
+void homa_rpc_rtt_sent(struct homa_rpc *rpc, bool retransmit);
+void homa_rpc_rtt_heard(struct homa_rpc *rpc, u8 type);
+u32 homa_peer_sched_window(struct homa_peer *peer);
 
 /* homa_timer.c */
 void homa_request_missing(struct homa_rpc *rpc);

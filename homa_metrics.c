@@ -77,6 +77,7 @@ static const struct {
 		    "longest NIC queue paced DATA made (ns; a maximum)"),
 	HOMA_METRIC(unsched_halvings,
 		    "times the unscheduled window was halved"),
+	HOMA_METRIC(rtt_samples, "RTT samples taken from peers"),
 };
 
 #undef HOMA_METRIC

@@ -62,6 +62,7 @@
  * @HOMA_M_pacer_wakeups: times the idle pacer thread woke for work.
  * @HOMA_M_nic_queue_max_ns: longest NIC queue paced DATA made (ns).
  * @HOMA_M_unsched_halvings: times the unscheduled window was halved.
+ * @HOMA_M_rtt_samples: RTT samples taken from peers.
  * @HOMA_NUM_METRICS: the number of metrics.
  */
 enum homa_metric {
@@ -113,6 +114,7 @@ enum homa_metric {
 	HOMA_M_pacer_wakeups,
 	HOMA_M_nic_queue_max_ns,
 	HOMA_M_unsched_halvings,
+	HOMA_M_rtt_samples,
 	HOMA_NUM_METRICS
 };
 

@@ -272,6 +272,8 @@ static void homa_xmit_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 		prio = HOMA_MAX_PRIORITIES - 1;
 	else
 		prio = out->priority;
+	if (retransmit || homa_skb_cb(skb)->offset == 0)
+		homa_rpc_rtt_sent(rpc, retransmit);
 	homa_xmit_skb(rpc->hsk, rpc->peer, copy, prio);
 }
 
@@ -368,6 +370,9 @@ void homa_msgout_restart(struct homa_rpc *rpc)
 	out->next_xmit = skb_peek(&out->packets);
 	out->next_xmit_offset = 0;
 	out->granted = out->unscheduled;
+	/* Sending again: no RTT sample from this message (Karn). */
+	rpc->rtt_start = 0;
+	rpc->rtt_done = true;
 	homa_xmit_data(rpc);
 }
 

@@ -509,12 +509,17 @@ static int __net_init homa_net_init(struct net *net)
 	err = homa_sysctl_net_init(hnet);
 	if (err)
 		goto err_metrics;
-	err = homa_pacer_net_init(hnet);
+	err = homa_peer_rtt_net_init(hnet);
 	if (err)
 		goto err_sysctl;
+	err = homa_pacer_net_init(hnet);
+	if (err)
+		goto err_peer_rtt;
 	homa_timer_start(hnet);
 	return 0;
 
+err_peer_rtt:
+	homa_peer_rtt_net_exit(hnet);
 err_sysctl:
 	homa_sysctl_net_exit(hnet);
 err_metrics:
@@ -528,6 +533,7 @@ static void __net_exit homa_net_exit(struct net *net)
 
 	homa_timer_stop(hnet);
 	homa_pacer_net_exit(hnet);
+	homa_peer_rtt_net_exit(hnet);
 	homa_peertab_exit(hnet);
 	homa_sysctl_net_exit(hnet);
 	homa_metrics_net_exit(hnet);

@@ -69,9 +69,10 @@ const Expected kExpected[] = {
 	SCALAR(dead_buffs_limit, "dead_buffs_limit", 5000),
 	SCALAR(wmem_max, "wmem_max", 100000000),
 	SCALAR(peer_idle_secs, "peer_idle_secs", 60),
-	/* The pacer and the adaptive unscheduled window (issue 5). */
+	/* The pacer and RTT-adaptive behaviour (issue 5). */
 	SCALAR(pacer_enable, "pacer_enable", 1),
 	SCALAR(throttle_min_bytes, "throttle_min_bytes", 1000),
+	SCALAR(rtt_adaptive, "rtt_adaptive", 1),
 	SCALAR(unsched_adaptive, "unsched_adaptive", 1),
 };
 
@@ -609,7 +610,8 @@ TEST(homa_config_check, spec_ranges_from_spec)
 		{ "peer_idle_secs", 0 },	{ "peer_idle_secs", 86401 },
 		{ "unsched_cutoffs", -1 },
 		{ "pacer_enable", -1 },		{ "pacer_enable", 2 },
-		{ "throttle_min_bytes", -1 },	{ "unsched_adaptive", 2 },
+		{ "throttle_min_bytes", -1 },	{ "rtt_adaptive", 2 },
+		{ "unsched_adaptive", 2 },
 	};
 
 	for (auto &b : bad) {

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Per-peer RTT: with netem delaying every packet by 10 ms each way, the
+# RTT measured on ordinary packets (/proc/net/homa_peers) has rtt_min
+# near 20 ms (a wide band: 15 to 60 ms) on both hosts, and the scheduled
+# window shown follows from it (3 x rtt_min x link_mbps).
+#
+#   [rtt1] veth1 10.12.0.1 --netem 10 ms-- veth2 10.12.0.2 [rtt2]
+# shellcheck source=test/vm/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+modprobe sch_netem 2>/dev/null || true
+link_pair rtt1 rtt2 10.12.0
+tc -n rtt1 qdisc replace dev veth1 root netem delay 10ms
+tc -n rtt2 qdisc replace dev veth2 root netem delay 10ms
+serve rtt2 4 62
+
+# peer_field NS ADDR COLUMN: a column of ADDR's line in NS's homa_peers.
+peer_field() {
+	# shellcheck disable=SC2016	# awk's fields
+	in_ns "$1" awk -v a="$2" -v c="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$1 == a { print $col[c] }' /proc/net/homa_peers
+}
+
+# Responses above unsched_bytes are granted, so both sides take samples.
+check "10 RPCs of 100000 B" in_ns rtt1 "$HOMA_TEST" client 10.12.0.2 62 \
+	10 100000 1
+check "RTT samples counted" test "$(metric rtt1 rtt_samples)" -gt 0
+for side in "rtt1 10.12.0.2" "rtt2 10.12.0.1"; do
+	read -r ns addr <<< "$side"
+	samples=$(peer_field "$ns" "$addr" samples)
+	min=$(peer_field "$ns" "$addr" rtt_min_ns)
+	srtt=$(peer_field "$ns" "$addr" srtt_ns)
+	window=$(peer_field "$ns" "$addr" sched_window)
+	mbps=$(in_ns "$ns" sysctl -n net.homa.link_mbps)
+	echo "# $ns -> $addr: samples $samples rtt_min ${min} ns srtt ${srtt} ns"
+	check "$ns: peer $addr measured" test "${samples:-0}" -gt 0
+	check "$ns: rtt_min in 15..60 ms" test "${min:-0}" -ge 15000000 -a \
+		"${min:-0}" -le 60000000
+	check "$ns: srtt at least rtt_min" test "${srtt:-0}" -ge "${min:-0}"
+	check_eq "$ns: sched_window = 3 x rtt_min x link rate" "$window" \
+		"$((3 * ${min:-0} * mbps / 8000))"
+done
+
+tc -n rtt1 qdisc del dev veth1 root
+tc -n rtt2 qdisc del dev veth2 root
+live_zero rtt1 rtt2
+finish
