@@ -99,6 +99,12 @@ struct homa_config {
 
 	/** @unsched_adaptive: 0 keeps the unscheduled window fixed. */
 	int unsched_adaptive;
+
+	/** @rtt_resend: 0 times RESENDs by resend_ticks only. */
+	int rtt_resend;
+
+	/** @rtt_resend_min_us: shortest RTT-timed wait before a RESEND. */
+	int rtt_resend_min_us;
 };
 
 /* The parameter may not be written through sysctl. */

@@ -670,9 +670,10 @@ void homa_peer_rtt_net_exit(struct homa_net *hnet);
 void homa_rpc_rtt_sent(struct homa_rpc *rpc, bool retransmit);
 void homa_rpc_rtt_heard(struct homa_rpc *rpc, u8 type);
 u32 homa_peer_sched_window(struct homa_peer *peer);
+u32 homa_peer_resend_ticks(struct homa_peer *peer);
 
 /* homa_timer.c */
-void homa_request_missing(struct homa_rpc *rpc);
+bool homa_request_missing(struct homa_rpc *rpc);
 void homa_timer_start(struct homa_net *hnet);
 void homa_timer_stop(struct homa_net *hnet);
 

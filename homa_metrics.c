@@ -78,6 +78,9 @@ static const struct {
 	HOMA_METRIC(unsched_halvings,
 		    "times the unscheduled window was halved"),
 	HOMA_METRIC(rtt_samples, "RTT samples taken from peers"),
+	HOMA_METRIC(resends_rtt_timed,
+		    "RESENDs timed by the peer's RTT estimate"),
+	HOMA_METRIC(resends_tick, "RESENDs timed by resend_ticks"),
 };
 
 #undef HOMA_METRIC

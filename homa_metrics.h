@@ -63,6 +63,8 @@
  * @HOMA_M_nic_queue_max_ns: longest NIC queue paced DATA made (ns).
  * @HOMA_M_unsched_halvings: times the unscheduled window was halved.
  * @HOMA_M_rtt_samples: RTT samples taken from peers.
+ * @HOMA_M_resends_rtt_timed: RESENDs timed by the peer's RTT estimate.
+ * @HOMA_M_resends_tick: RESENDs timed by resend_ticks.
  * @HOMA_NUM_METRICS: the number of metrics.
  */
 enum homa_metric {
@@ -115,6 +117,8 @@ enum homa_metric {
 	HOMA_M_nic_queue_max_ns,
 	HOMA_M_unsched_halvings,
 	HOMA_M_rtt_samples,
+	HOMA_M_resends_rtt_timed,
+	HOMA_M_resends_tick,
 	HOMA_NUM_METRICS
 };
 

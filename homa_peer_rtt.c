@@ -6,14 +6,20 @@
  * first DATA packet of the response, ends the measurement. Following
  * Karn's rule a message any of whose data was sent again gives no sample.
  * The samples feed the peer's estimator (homa_rtt.c decides), which gives
- * the RTT-adaptive scheduled window for the grant code and the lines of
- * /proc/net/homa_peers.
+ * the RTT-adaptive scheduled window for the grant code, the timeout of
+ * RTT-timed RESENDs, and the lines of /proc/net/homa_peers.
  */
 
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 
 #include "homa_impl.h"
+
+/*
+ * The longest RTT-timed wait before a RESEND, as a fraction of
+ * timeout_ticks: an RPC needs several unanswered probes to time out.
+ */
+#define HOMA_RTT_RESEND_MAX_DIV 2
 
 /* Fold one sample into the peer's estimate. */
 static void homa_peer_rtt_sample(struct homa_peer *peer, u64 ns)
@@ -81,6 +87,31 @@ u32 homa_peer_sched_window(struct homa_peer *peer)
 	window = homa_rtt_sched_window(&peer->rtt, READ_ONCE(cfg->link_mbps));
 	spin_unlock_bh(&peer->lock);
 	return window;
+}
+
+/**
+ * homa_peer_resend_ticks() - Silent ticks after which a receiver asks a
+ * peer for missing data: the peer's retransmission timeout, at least
+ * rtt_resend_min_us and at most half of timeout_ticks.
+ * @peer: the peer.
+ *
+ * Return: the ticks, or 0 when rtt_resend is off or the peer has no RTT
+ * sample yet (the caller then uses resend_ticks).
+ */
+u32 homa_peer_resend_ticks(struct homa_peer *peer)
+{
+	struct homa_config *cfg = &peer->hnet->config;
+	u64 min_ns = (u64)READ_ONCE(cfg->rtt_resend_min_us) * NSEC_PER_USEC;
+	u64 max_ns = (u64)READ_ONCE(cfg->timeout_ticks) * NSEC_PER_MSEC /
+		     HOMA_RTT_RESEND_MAX_DIV;
+	u32 ticks;
+
+	if (!READ_ONCE(cfg->rtt_resend))
+		return 0;
+	spin_lock_bh(&peer->lock);
+	ticks = homa_rtt_rto_ticks(&peer->rtt, min_ns, max_ns, NSEC_PER_MSEC);
+	spin_unlock_bh(&peer->lock);
+	return ticks;
 }
 
 /* One line of /proc/net/homa_peers. */

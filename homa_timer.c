@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0+
 /*
  * The tick of a Homa host: every millisecond, each RPC that waits for its
- * peer counts a silent tick; past resend_ticks the side that receives asks
+ * peer counts a silent tick; past resend_ticks (or, with rtt_resend, the
+ * peer's measured retransmission timeout) the side that receives asks
  * for what is missing (RESEND), past timeout_ticks the RPC fails, and a
  * server whose response is out asks the client to ack it (NEED_ACK).
  */
@@ -13,8 +14,10 @@
  * incoming message that has not arrived (RESEND); with nothing received
  * yet, ask for the start (a server still working answers BUSY).
  * @rpc: the RPC; the caller holds its socket's lock.
+ *
+ * Return: true if a RESEND was sent.
  */
-void homa_request_missing(struct homa_rpc *rpc)
+bool homa_request_missing(struct homa_rpc *rpc)
 {
 	struct homa_msgin *in = &rpc->msgin;
 	struct homa_pkt pkt = { .type = RESEND };
@@ -28,16 +31,17 @@ void homa_request_missing(struct homa_rpc *rpc)
 		gap.end = READ_ONCE(rpc->hsk->hnet->config.unsched_bytes);
 	} else {
 		if (in->num_bpages == 0)
-			return;
+			return false;
 		granted = in->granted;
 		if (homa_gaps_first_missing(&in->gaps, granted, &gap))
-			return;
+			return false;
 	}
 	pkt.resend.offset = gap.start;
 	pkt.resend.length = gap.end - gap.start;
 	pkt.resend.priority = 0;
 	homa_rpc_xmit_control(rpc, &pkt);
 	homa_metric_inc(rpc->hsk->hnet, HOMA_M_resends_sent);
+	return true;
 }
 
 /* Does the RPC wait for its peer (so silence counts against it)? */
@@ -99,13 +103,34 @@ static bool homa_peer_silent(struct homa_peer *peer, int ticks)
 	return time_after_eq(jiffies, heard + msecs_to_jiffies(ticks));
 }
 
+/*
+ * Silent ticks after which a receiving RPC asks for what it lacks, and
+ * the interval between its RESENDs: the peer's retransmission timeout
+ * when rtt_resend is on and the peer has been measured (@rtt_timed),
+ * else resend_ticks and resend_interval.
+ */
+static int homa_timer_resend_wait(struct homa_rpc *rpc,
+				  const struct homa_config *c, int *interval,
+				  bool *rtt_timed)
+{
+	int ticks = min_t(u32, homa_peer_resend_ticks(rpc->peer), INT_MAX);
+
+	*rtt_timed = ticks > 0;
+	if (*rtt_timed) {
+		*interval = ticks;
+		return ticks;
+	}
+	*interval = READ_ONCE(c->resend_interval);
+	return READ_ONCE(c->resend_ticks);
+}
+
 static void homa_timer_rpc(struct homa_rpc *rpc, const struct homa_config *c,
 			   int ms)
 {
 	struct homa_pkt need_ack = { .type = NEED_ACK };
 	struct homa_net *hnet = rpc->hsk->hnet;
-	bool receiving;
-	int interval;
+	bool receiving, rtt_timed = false;
+	int interval, wait;
 
 	if (!homa_timer_waiting(rpc, &receiving))
 		return;
@@ -121,20 +146,26 @@ static void homa_timer_rpc(struct homa_rpc *rpc, const struct homa_config *c,
 			homa_rpc_fail(rpc, -ETIMEDOUT);
 		return;
 	}
-	if (rpc->silent_ticks < (receiving ? READ_ONCE(c->resend_ticks) :
-				 READ_ONCE(c->request_ack_ticks)))
+	if (receiving) {
+		wait = homa_timer_resend_wait(rpc, c, &interval, &rtt_timed);
+	} else {
+		wait = READ_ONCE(c->request_ack_ticks);
+		interval = READ_ONCE(c->resend_interval);
+	}
+	if (rpc->silent_ticks < wait)
 		return;
 	/* Each unanswered probe doubles the wait, up to 8 intervals. */
-	interval = READ_ONCE(c->resend_interval) << min(rpc->probes, 3);
+	interval <<= min(rpc->probes, 3);
 	if (rpc->resend_ticks < interval ||
 	    !homa_peer_probe_ok(hnet, rpc->peer))
 		return;
 	rpc->resend_ticks = 0;
 	rpc->probes++;
-	if (receiving)
-		homa_request_missing(rpc);
-	else
+	if (!receiving)
 		homa_rpc_xmit_control(rpc, &need_ack);
+	else if (homa_request_missing(rpc))
+		homa_metric_inc(hnet, rtt_timed ? HOMA_M_resends_rtt_timed :
+				HOMA_M_resends_tick);
 }
 
 static void homa_timer_sock(struct homa_sock *hsk, int ms)

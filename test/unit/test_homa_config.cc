@@ -74,6 +74,8 @@ const Expected kExpected[] = {
 	SCALAR(throttle_min_bytes, "throttle_min_bytes", 1000),
 	SCALAR(rtt_adaptive, "rtt_adaptive", 1),
 	SCALAR(unsched_adaptive, "unsched_adaptive", 1),
+	SCALAR(rtt_resend, "rtt_resend", 1),
+	SCALAR(rtt_resend_min_us, "rtt_resend_min_us", 2000),
 };
 
 #undef SCALAR
@@ -611,7 +613,8 @@ TEST(homa_config_check, spec_ranges_from_spec)
 		{ "unsched_cutoffs", -1 },
 		{ "pacer_enable", -1 },		{ "pacer_enable", 2 },
 		{ "throttle_min_bytes", -1 },	{ "rtt_adaptive", 2 },
-		{ "unsched_adaptive", 2 },
+		{ "unsched_adaptive", 2 },	{ "rtt_resend", 2 },
+		{ "rtt_resend_min_us", 0 },
 	};
 
 	for (auto &b : bad) {
