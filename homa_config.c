@@ -64,6 +64,13 @@ const struct homa_param homa_params[] = {
 	HOMA_PARAM(incast_threshold, 32, 0, 1000000),
 	HOMA_PARAM(incast_unsched_bytes, 1000, 1, HOMA_MAX_MESSAGE_LENGTH),
 	HOMA_PARAM(auto_cutoffs, 1, 0, 1),
+	/* The pacer and RTT-adaptive behaviour. */
+	HOMA_PARAM(pacer_enable, 1, 0, 1),
+	HOMA_PARAM(throttle_min_bytes, 1000, 0, HOMA_MAX_MESSAGE_LENGTH),
+	HOMA_PARAM(rtt_adaptive, 1, 0, 1),
+	HOMA_PARAM(unsched_adaptive, 1, 0, 1),
+	HOMA_PARAM(rtt_resend, 1, 0, 1),
+	HOMA_PARAM(rtt_resend_min_us, 2000, 1, 1000000),
 };
 
 const u32 homa_num_params = ARRAY_SIZE(homa_params);

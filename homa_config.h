@@ -110,6 +110,26 @@ struct homa_config {
 	 * unsched_cutoffs sets this to 0).
 	 */
 	int auto_cutoffs;
+
+	/* The pacer and RTT-adaptive behaviour (homa_pacer.c, homa_peer.c). */
+
+	/** @pacer_enable: 0 sends every packet at once (no pacer). */
+	int pacer_enable;
+
+	/** @throttle_min_bytes: shorter messages skip the pacer. */
+	int throttle_min_bytes;
+
+	/** @rtt_adaptive: 0 turns off RTT-based scheduled windows. */
+	int rtt_adaptive;
+
+	/** @unsched_adaptive: 0 keeps the unscheduled window fixed. */
+	int unsched_adaptive;
+
+	/** @rtt_resend: 0 times RESENDs by resend_ticks only. */
+	int rtt_resend;
+
+	/** @rtt_resend_min_us: shortest RTT-timed wait before a RESEND. */
+	int rtt_resend_min_us;
 };
 
 /* The parameter may not be written through sysctl. */

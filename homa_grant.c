@@ -191,12 +191,44 @@ static bool homa_grant_commit(struct homa_net *hnet,
 	return true;
 }
 
+/*
+ * RTT-adaptive windows: with the dynamic window (window 0) and rtt_adaptive
+ * on, each message may be granted the largest RTT-derived window among
+ * the senders of the @n candidates (3 x rtt_min x link_mbps), and
+ * max_incoming becomes that window times max_overcommit (never above the
+ * configured one). Returns @p unchanged until some sender was measured.
+ */
+static const struct homa_srpt_params *
+homa_grant_rtt_params(struct homa_net *hnet, const struct homa_srpt_params *p,
+		      u32 n, struct homa_srpt_params *out)
+{
+	u32 i, window = 0;
+	u64 limit;
+
+	lockdep_assert_held(&hnet->grant.lock);
+	if (p->window)
+		return p;
+	for (i = 0; i < n; i++) {
+		struct homa_peer *peer = hnet->grant.cand_rpcs[i]->peer;
+
+		window = max(window, homa_peer_sched_window(peer));
+	}
+	if (!window)
+		return p;
+	*out = *p;
+	limit = homa_rtt_max_incoming(window, p->max_overcommit);
+	out->max_incoming = min_t(u64, p->max_incoming, limit);
+	out->window = min(window, out->max_incoming);
+	return out;
+}
+
 /* Decide and commit up to HOMA_GRANT_BATCH grants; returns how many. */
 static u32 homa_grant_decide(struct homa_net *hnet,
 			     const struct homa_srpt_params *p,
 			     struct homa_grant_send *sends)
 {
 	struct homa_grant *g = &hnet->grant;
+	struct homa_srpt_params rtt_params;
 	u32 n, num, i, count = 0;
 	u64 other;
 
@@ -204,6 +236,7 @@ static u32 homa_grant_decide(struct homa_net *hnet,
 	n = homa_grant_gather(hnet, &other);
 	if (n == 0)
 		return 0;
+	p = homa_grant_rtt_params(hnet, p, n, &rtt_params);
 	num = homa_srpt_grants(p, &g->fifo, g->cands, n, other, g->out);
 	for (i = 0; i < num && count < HOMA_GRANT_BATCH; i++)
 		if (homa_grant_commit(hnet, &g->out[i], &sends[count]))

@@ -15,7 +15,8 @@
  *      sent while it is held: decisions are collected, the lock dropped,
  *      then the GRANTs sent (holding the socket and the peer)
  *   5. homa_socktab.write_lock, homa_net.peer_lock, homa_peer.lock,
- *      homa_cutoffs.lock (leaf locks: never two of them at once)
+ *      homa_cutoffs.lock, homa_pacer.lock (leaf locks: never two of them
+ *      at once)
  *
  * The socket and peer tables are read under RCU (softirq lookups); only
  * bind, socket creation and close take the socktab write_lock. No Homa
@@ -23,6 +24,12 @@
  * message's packets under homa_sock.lock and copies them after dropping it.
  * All spinlocks are taken with bottom halves disabled (_bh) outside
  * softirq, because the receive path and the timer take them in softirq.
+ *
+ * The pacer thread is the one exception to the order: holding
+ * homa_pacer.lock it may spin_trylock() a throttled RPC's homa_sock.lock
+ * (never spin on it), then drops the pacer lock before it transmits. A
+ * throttled RPC cannot be freed meanwhile: homa_rpc_end() takes it off
+ * the pacer's lists under both locks.
  */
 
 #ifndef _HOMA_IMPL_H
@@ -46,7 +53,9 @@
 #include "homa_gap.h"
 #include "homa_grant.h"
 #include "homa_metrics.h"
+#include "homa_pace.h"
 #include "homa_pool.h"
+#include "homa_rtt.h"
 #include "homa_wire.h"
 
 /* log2 of the number of buckets in a namespace's socket table. */
@@ -158,6 +167,55 @@ struct homa_peer {
 
 	/** @cutoffs_sent: jiffies when that was sent (under @lock). */
 	unsigned long cutoffs_sent;
+
+	/** @hnet: the host (namespace) whose table holds the peer. */
+	struct homa_net *hnet;
+
+	/** @rtt: RTT estimate to the peer (protected by @lock). */
+	struct homa_rtt rtt;
+
+	/**
+	 * @sched_window: homa_rtt_sched_window() of @rtt at the last sample
+	 * (0: none yet); written under @lock, read with READ_ONCE().
+	 */
+	u32 sched_window;
+};
+
+/**
+ * struct homa_pacer - a host's pacer (homa_pacer.c): its estimate of the
+ * NIC queue and the outgoing messages that wait for room in it.
+ */
+struct homa_pacer {
+	/**
+	 * @lock: protects the fields below up to @thread, and the pacer_*
+	 * fields of throttled RPCs. A leaf lock, always taken with bottom
+	 * halves disabled.
+	 */
+	spinlock_t lock;
+
+	/** @state: the NIC queue estimate and the FIFO credit. */
+	struct homa_pace_state state;
+
+	/**
+	 * @srpt: throttled RPCs (homa_rpc.pacer_links), fewest bytes to
+	 * send first. Empty when nothing waits.
+	 */
+	struct list_head srpt;
+
+	/** @fifo: the same RPCs (homa_rpc.pacer_fifo_links), oldest first. */
+	struct list_head fifo;
+
+	/** @queue_max: the longest NIC queue estimate seen, in ns. */
+	u64 queue_max;
+
+	/** @unsched: the adaptive unscheduled window and its counts. */
+	struct homa_rtt_unsched unsched;
+
+	/** @thread: the pacer thread, which releases throttled packets. */
+	struct task_struct *thread;
+
+	/** @wait: the thread sleeps here while @srpt is empty. */
+	wait_queue_head_t wait;
 };
 
 /**
@@ -219,11 +277,15 @@ struct homa_net {
 
 	/** @rx_expected_sum: the sum being built by the current firing. */
 	u64 rx_expected_sum;
+
 	/** @grant: the receiver's grant scheduler (homa_grant.c). */
 	struct homa_grant grant;
 
 	/** @cutoffs: sizes of incoming messages, cutoffs (homa_cutoffs.c). */
 	struct homa_cutoffs cutoffs;
+
+	/** @pacer: the NIC queue limit on the host's output. */
+	struct homa_pacer pacer;
 };
 
 /**
@@ -272,6 +334,9 @@ struct homa_msgout {
 
 	/** @unsched_prio: priority for unscheduled packets (peer cutoffs). */
 	u8 unsched_prio;
+
+	/** @birth: when sendmsg handed the message over (ns), for FIFO. */
+	u64 birth;
 };
 
 /**
@@ -380,6 +445,30 @@ struct homa_rpc {
 
 	/** @grant: @msgin's entry in the namespace's grant list. */
 	struct homa_grant_rpc grant;
+
+	/**
+	 * @pacer_links: link in homa_pacer.srpt; empty while the RPC is not
+	 * throttled (protected by homa_pacer.lock).
+	 */
+	struct list_head pacer_links;
+
+	/** @pacer_fifo_links: link in homa_pacer.fifo (pacer lock). */
+	struct list_head pacer_fifo_links;
+
+	/** @pacer_remaining: bytes left to send, for SRPT (pacer lock). */
+	u32 pacer_remaining;
+
+	/**
+	 * @rtt_start: when the first DATA packet of @msgout went out (ns);
+	 * 0 while no RTT sample is pending.
+	 */
+	u64 rtt_start;
+
+	/**
+	 * @rtt_done: @msgout gives no (more) RTT samples: one was taken, or
+	 * data was sent again (Karn's rule).
+	 */
+	bool rtt_done;
 };
 
 /**
@@ -650,6 +739,8 @@ int homa_msgout_fill(struct homa_sock *hsk, struct homa_peer *peer,
 void homa_msgout_attach(struct homa_rpc *rpc, struct sk_buff_head *packets,
 			u32 length);
 void homa_xmit_data(struct homa_rpc *rpc);
+struct sk_buff *homa_msgout_next(struct homa_rpc *rpc);
+void homa_xmit_data_next(struct homa_rpc *rpc);
 void homa_resend_data(struct homa_rpc *rpc, u32 start, u32 end);
 void homa_msgout_restart(struct homa_rpc *rpc);
 bool homa_sock_writeable(struct homa_sock *hsk);
@@ -666,8 +757,26 @@ void homa_pool_free(struct homa_pool *pool);
 int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags,
 		 int *addr_len);
 
+/* homa_pacer.c */
+int homa_pacer_net_init(struct homa_net *hnet);
+void homa_pacer_net_exit(struct homa_net *hnet);
+u32 homa_pacer_pkt_bytes(struct homa_rpc *rpc, struct sk_buff *skb);
+bool homa_pacer_admit(struct homa_rpc *rpc, struct sk_buff *skb);
+void homa_pacer_sent(struct homa_net *hnet, u32 bytes);
+void homa_pacer_unthrottle(struct homa_rpc *rpc);
+void homa_pacer_tick(struct homa_net *hnet);
+u32 homa_pacer_unsched_window(struct homa_net *hnet);
+
+/* homa_peer_rtt.c */
+int homa_peer_rtt_net_init(struct homa_net *hnet);
+void homa_peer_rtt_net_exit(struct homa_net *hnet);
+void homa_rpc_rtt_sent(struct homa_rpc *rpc, bool retransmit);
+void homa_rpc_rtt_heard(struct homa_rpc *rpc, u8 type);
+u32 homa_peer_sched_window(struct homa_peer *peer);
+u32 homa_peer_resend_ticks(struct homa_peer *peer);
+
 /* homa_timer.c */
-void homa_request_missing(struct homa_rpc *rpc);
+bool homa_request_missing(struct homa_rpc *rpc);
 void homa_timer_start(struct homa_net *hnet);
 void homa_timer_stop(struct homa_net *hnet);
 

@@ -214,6 +214,7 @@ static void homa_rpc_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 		/* After silence, the first RESEND goes out without waiting. */
 		rpc->resend_ticks = INT_MAX / 2;
 	}
+	homa_rpc_rtt_heard(rpc, pkt->type);
 	switch (pkt->type) {
 	case DATA:
 		homa_data_pkt(rpc, skb, pkt);

@@ -99,6 +99,17 @@ static const struct {
 	HOMA_METRIC(cutoffs_updated,
 		    "CUTOFFS packets that changed a peer's cutoffs"),
 	HOMA_METRIC(pkts_tx_cutoffs, "CUTOFFS packets sent"),
+	HOMA_METRIC(pacer_throttled, "messages queued for the pacer"),
+	HOMA_METRIC(pacer_bytes, "message bytes the pacer thread sent"),
+	HOMA_METRIC(pacer_wakeups, "times the idle pacer thread woke for work"),
+	HOMA_METRIC(nic_queue_max_ns,
+		    "longest NIC queue paced DATA made (ns; a maximum)"),
+	HOMA_METRIC(unsched_halvings,
+		    "times the unscheduled window was halved"),
+	HOMA_METRIC(rtt_samples, "RTT samples taken from peers"),
+	HOMA_METRIC(resends_rtt_timed,
+		    "RESENDs timed by the peer's RTT estimate"),
+	HOMA_METRIC(resends_tick, "RESENDs timed by resend_ticks"),
 };
 
 #undef HOMA_METRIC

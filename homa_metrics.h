@@ -78,6 +78,14 @@
  * @HOMA_M_cutoffs_computed: computations of the unscheduled cutoffs.
  * @HOMA_M_cutoffs_updated: CUTOFFS packets that changed a peer's cutoffs.
  * @HOMA_M_pkts_tx_cutoffs: CUTOFFS packets sent.
+ * @HOMA_M_pacer_throttled: messages queued for the pacer.
+ * @HOMA_M_pacer_bytes: message bytes the pacer thread sent.
+ * @HOMA_M_pacer_wakeups: times the idle pacer thread woke for work.
+ * @HOMA_M_nic_queue_max_ns: longest NIC queue paced DATA made (ns).
+ * @HOMA_M_unsched_halvings: times the unscheduled window was halved.
+ * @HOMA_M_rtt_samples: RTT samples taken from peers.
+ * @HOMA_M_resends_rtt_timed: RESENDs timed by the peer's RTT estimate.
+ * @HOMA_M_resends_tick: RESENDs timed by resend_ticks.
  * @HOMA_NUM_METRICS: the number of metrics.
  */
 enum homa_metric {
@@ -145,6 +153,14 @@ enum homa_metric {
 	HOMA_M_cutoffs_computed,
 	HOMA_M_cutoffs_updated,
 	HOMA_M_pkts_tx_cutoffs,
+	HOMA_M_pacer_throttled,
+	HOMA_M_pacer_bytes,
+	HOMA_M_pacer_wakeups,
+	HOMA_M_nic_queue_max_ns,
+	HOMA_M_unsched_halvings,
+	HOMA_M_rtt_samples,
+	HOMA_M_resends_rtt_timed,
+	HOMA_M_resends_tick,
 	HOMA_NUM_METRICS
 };
 

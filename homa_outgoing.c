@@ -107,6 +107,10 @@ void homa_xmit_control(struct homa_sock *hsk, struct homa_peer *peer,
 	len = homa_wire_build(skb_put(skb, HOMA_MAX_HEADER), HOMA_MAX_HEADER,
 			      pkt);
 	skb_trim(skb, len);
+	/* Control packets skip the pacer but fill the NIC queue too. */
+	homa_pacer_sent(hsk->hnet, len + (ipv6_addr_v4mapped(&peer->addr) ?
+					  sizeof(struct iphdr) :
+					  sizeof(struct ipv6hdr)));
 	homa_xmit_skb(hsk, peer, skb, HOMA_MAX_PRIORITIES - 1);
 }
 
@@ -224,7 +228,8 @@ void homa_msgout_attach(struct homa_rpc *rpc, struct sk_buff_head *packets,
 
 	lockdep_assert_held(&rpc->hsk->lock);
 	out->length = length;
-	out->unscheduled = min_t(u32, length, READ_ONCE(cfg->unsched_bytes));
+	out->unscheduled = min_t(u32, length,
+				 homa_pacer_unsched_window(rpc->hsk->hnet));
 	if (rpc->incast &&
 	    out->unscheduled > READ_ONCE(cfg->incast_unsched_bytes)) {
 		out->unscheduled = READ_ONCE(cfg->incast_unsched_bytes);
@@ -234,6 +239,7 @@ void homa_msgout_attach(struct homa_rpc *rpc, struct sk_buff_head *packets,
 	out->priority = 0;
 	out->unsched_prio = homa_cutoffs_unsched_prio(rpc->hsk->hnet,
 						      rpc->peer, length);
+	out->birth = ktime_get_ns();
 	pkt.sport = rpc->hsk->port;
 	pkt.dport = rpc->dport;
 	pkt.sender_id = rpc->id;
@@ -281,27 +287,61 @@ static void homa_xmit_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 	else
 		prio = out->priority;
 	homa_metric_inc(rpc->hsk->hnet, HOMA_M_data_tx_prio0 + (prio & 7));
+	if (retransmit || homa_skb_cb(skb)->offset == 0)
+		homa_rpc_rtt_sent(rpc, retransmit);
 	homa_xmit_skb(rpc->hsk, rpc->peer, copy, prio);
 }
 
 /**
+ * homa_msgout_next() - The next packet of an RPC's message to send.
+ * @rpc: the RPC; the caller holds its socket's lock.
+ *
+ * Return: the first packet not yet sent if it is granted, else NULL.
+ */
+struct sk_buff *homa_msgout_next(struct homa_rpc *rpc)
+{
+	struct sk_buff *skb = rpc->msgout.next_xmit;
+
+	lockdep_assert_held(&rpc->hsk->lock);
+	if (skb && homa_skb_cb(skb)->offset < rpc->msgout.granted)
+		return skb;
+	return NULL;
+}
+
+/**
+ * homa_xmit_data_next() - Send the packet homa_msgout_next() gives, which
+ * the pacer has admitted, and move on to the next one.
+ * @rpc: the RPC; the caller holds its socket's lock.
+ */
+void homa_xmit_data_next(struct homa_rpc *rpc)
+{
+	struct homa_msgout *out = &rpc->msgout;
+	struct sk_buff *skb = homa_msgout_next(rpc);
+
+	if (!skb)
+		return;
+	homa_xmit_data_pkt(rpc, skb, false);
+	out->next_xmit_offset = homa_skb_cb(skb)->offset + skb->len -
+				sizeof(struct homa_data_hdr);
+	out->next_xmit = skb_queue_is_last(&out->packets, skb) ?
+			 NULL : skb->next;
+}
+
+/**
  * homa_xmit_data() - Send the packets of an RPC's message that are
- * granted and not yet sent.
+ * granted and not yet sent, as far as the pacer lets them go now; the
+ * pacer sends the rest later.
  * @rpc: the RPC; the caller holds its socket's lock.
  */
 void homa_xmit_data(struct homa_rpc *rpc)
 {
-	struct homa_msgout *out = &rpc->msgout;
 	struct sk_buff *skb;
 
 	lockdep_assert_held(&rpc->hsk->lock);
-	while ((skb = out->next_xmit) &&
-	       homa_skb_cb(skb)->offset < out->granted) {
-		homa_xmit_data_pkt(rpc, skb, false);
-		out->next_xmit_offset = homa_skb_cb(skb)->offset + skb->len -
-					sizeof(struct homa_data_hdr);
-		out->next_xmit = skb_queue_is_last(&out->packets, skb) ?
-				 NULL : skb->next;
+	while ((skb = homa_msgout_next(rpc))) {
+		if (!homa_pacer_admit(rpc, skb))
+			return;
+		homa_xmit_data_next(rpc);
 	}
 }
 
@@ -325,6 +365,8 @@ void homa_resend_data(struct homa_rpc *rpc, u32 start, u32 end)
 			break;
 		if (pkt_end <= start)
 			continue;
+		/* Retransmissions skip the pacer: they repair a stall. */
+		homa_pacer_sent(rpc->hsk->hnet, homa_pacer_pkt_bytes(rpc, skb));
 		homa_xmit_data_pkt(rpc, skb, true);
 		homa_metric_inc(rpc->hsk->hnet, HOMA_M_data_resent);
 	}
@@ -343,6 +385,9 @@ void homa_msgout_restart(struct homa_rpc *rpc)
 	out->next_xmit = skb_peek(&out->packets);
 	out->next_xmit_offset = 0;
 	out->granted = out->unscheduled;
+	/* Sending again: no RTT sample from this message (Karn). */
+	rpc->rtt_start = 0;
+	rpc->rtt_done = true;
 	homa_xmit_data(rpc);
 }
 

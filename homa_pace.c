@@ -224,3 +224,27 @@ void homa_pace_charge(struct homa_pace_state *s,
 	if (s->fifo_credit < -HOMA_PACE_FIFO_MAX_CREDIT)
 		s->fifo_credit = -HOMA_PACE_FIFO_MAX_CREDIT;
 }
+
+/**
+ * homa_pace_pkt_bytes() - The length to account for a packet that the
+ * network device may cut into segments (GSO).
+ * @payload: message bytes in the packet.
+ * @segs: segments it becomes on the wire (0 counts as 1).
+ * @hdr_bytes: bytes of headers (IP and Homa) each segment carries.
+ *
+ * homa_pace_sent() adds the Ethernet overhead once per call; a packet of
+ * @segs segments pays it @segs times, and each segment its own headers.
+ *
+ * Return: @payload + @segs * @hdr_bytes + (@segs - 1) *
+ * HOMA_PACE_ETH_OVERHEAD, at most 0xffffffff.
+ */
+u32 homa_pace_pkt_bytes(u32 payload, u32 segs, u32 hdr_bytes)
+{
+	u64 bytes;
+
+	if (segs == 0)
+		segs = 1;
+	bytes = payload + (u64)segs * hdr_bytes +
+		(u64)(segs - 1) * HOMA_PACE_ETH_OVERHEAD;
+	return bytes > 0xffffffffULL ? 0xffffffffU : (u32)bytes;
+}

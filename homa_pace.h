@@ -103,5 +103,6 @@ int homa_pace_pick(const struct homa_pace_state *s,
 		   const struct homa_pace_cand *cands, u32 n, int *fifo);
 void homa_pace_charge(struct homa_pace_state *s,
 		      const struct homa_pace_params *p, u32 bytes, int fifo);
+u32 homa_pace_pkt_bytes(u32 payload, u32 segs, u32 hdr_bytes);
 
 #endif /* _HOMA_PACE_H */

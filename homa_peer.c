@@ -166,6 +166,8 @@ struct homa_peer *homa_peer_get(struct homa_net *hnet,
 	refcount_set(&peer->refs, 2);
 	peer->last_used = jiffies;
 	peer->last_heard = jiffies;
+	peer->hnet = hnet;
+	homa_rtt_init(&peer->rtt);
 	spin_lock_init(&peer->lock);
 	err = homa_peer_route(hnet, peer);
 	if (err) {

@@ -512,12 +512,24 @@ static int __net_init homa_net_init(struct net *net)
 	if (err)
 		return err;
 	err = homa_sysctl_net_init(hnet);
-	if (err) {
-		homa_metrics_net_exit(hnet);
-		return err;
-	}
+	if (err)
+		goto err_metrics;
+	err = homa_peer_rtt_net_init(hnet);
+	if (err)
+		goto err_sysctl;
+	err = homa_pacer_net_init(hnet);
+	if (err)
+		goto err_peer_rtt;
 	homa_timer_start(hnet);
 	return 0;
+
+err_peer_rtt:
+	homa_peer_rtt_net_exit(hnet);
+err_sysctl:
+	homa_sysctl_net_exit(hnet);
+err_metrics:
+	homa_metrics_net_exit(hnet);
+	return err;
 }
 
 static void __net_exit homa_net_exit(struct net *net)
@@ -528,6 +540,8 @@ static void __net_exit homa_net_exit(struct net *net)
 	homa_cutoffs_exit(hnet);
 	/* Every socket is gone, so every message left the grant list. */
 	WARN_ON_ONCE(!list_empty(&hnet->grant.rpcs));
+	homa_pacer_net_exit(hnet);
+	homa_peer_rtt_net_exit(hnet);
 	homa_peertab_exit(hnet);
 	homa_sysctl_net_exit(hnet);
 	homa_metrics_net_exit(hnet);

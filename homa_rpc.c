@@ -31,6 +31,8 @@ static struct homa_rpc *homa_rpc_alloc(struct homa_sock *hsk,
 	homa_msgin_init(&rpc->msgin);
 	INIT_LIST_HEAD(&rpc->ready_links);
 	homa_grant_rpc_init(&rpc->grant);
+	INIT_LIST_HEAD(&rpc->pacer_links);
+	INIT_LIST_HEAD(&rpc->pacer_fifo_links);
 	list_add_tail(&rpc->active_links, &hsk->active_rpcs);
 	hsk->num_rpcs++;
 	homa_metric_inc(hsk->hnet, HOMA_M_rpcs_live);
@@ -207,6 +209,7 @@ void homa_rpc_end(struct homa_rpc *rpc)
 	hsk->num_rpcs--;
 	if (!(rpc->id & 1))
 		hsk->num_client_rpcs--;
+	homa_pacer_unthrottle(rpc);
 	skb_queue_splice_tail_init(&rpc->msgout.packets, &hsk->dead_skbs);
 	homa_msgin_reset(rpc);
 	homa_metric_add(hsk->hnet, HOMA_M_rpcs_live, -1);

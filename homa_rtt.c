@@ -145,6 +145,36 @@ u64 homa_rtt_rto(const struct homa_rtt *r, u64 min_ns, u64 max_ns)
 }
 
 /**
+ * homa_rtt_rto_ticks() - The retransmission timeout in timer ticks, for a
+ * timer that only counts whole ticks.
+ * @r: the peer's estimator.
+ * @min_ns: the shortest timeout allowed.
+ * @max_ns: the longest timeout allowed (wins over @min_ns).
+ * @tick_ns: length of a tick in ns (0 counts as 1).
+ *
+ * Return: homa_rtt_rto() rounded up to whole ticks, at least 1 and at
+ * most 0xffffffff; 0 if there is no sample yet (the caller then keeps
+ * its fixed timeout).
+ */
+u32 homa_rtt_rto_ticks(const struct homa_rtt *r, u64 min_ns, u64 max_ns,
+		       u32 tick_ns)
+{
+	u64 rto, ticks;
+
+	if (r->num_samples == 0)
+		return 0;
+	if (tick_ns == 0)
+		tick_ns = 1;
+	rto = homa_rtt_rto(r, min_ns, max_ns);
+	ticks = div_u64(rto, tick_ns);
+	if (ticks * tick_ns < rto)
+		ticks++;
+	if (ticks == 0)
+		ticks = 1;
+	return ticks > 0xffffffffULL ? 0xffffffffU : (u32)ticks;
+}
+
+/**
  * homa_rtt_unsched_init() - Start a sender's unscheduled window.
  * @u: the state to initialise.
  * @window: the starting window (e.g. net.homa.unsched_bytes).

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0+
 /*
  * The tick of a Homa host: every millisecond, each RPC that waits for its
- * peer counts a silent tick; past resend_ticks the side that receives asks
+ * peer counts a silent tick; past resend_ticks (or, with rtt_resend, the
+ * peer's measured retransmission timeout) the side that receives asks
  * for what is missing (RESEND), past timeout_ticks the RPC fails, and a
  * server whose response is out asks the client to ack it (NEED_ACK).
  */
@@ -13,8 +14,10 @@
  * incoming message that has not arrived (RESEND); with nothing received
  * yet, ask for the start (a server still working answers BUSY).
  * @rpc: the RPC; the caller holds its socket's lock.
+ *
+ * Return: true if a RESEND was sent.
  */
-void homa_request_missing(struct homa_rpc *rpc)
+bool homa_request_missing(struct homa_rpc *rpc)
 {
 	struct homa_msgin *in = &rpc->msgin;
 	struct homa_pkt pkt = { .type = RESEND };
@@ -28,10 +31,10 @@ void homa_request_missing(struct homa_rpc *rpc)
 		gap.end = READ_ONCE(rpc->hsk->hnet->config.unsched_bytes);
 	} else {
 		if (in->num_bpages == 0)
-			return;
+			return false;
 		granted = READ_ONCE(in->granted);
 		if (homa_gaps_first_missing(&in->gaps, granted, &gap))
-			return;
+			return false;
 	}
 	pkt.resend.offset = gap.start;
 	pkt.resend.length = gap.end - gap.start;
@@ -39,6 +42,7 @@ void homa_request_missing(struct homa_rpc *rpc)
 	pkt.resend.priority = READ_ONCE(in->sched_prio);
 	homa_rpc_xmit_control(rpc, &pkt);
 	homa_metric_inc(rpc->hsk->hnet, HOMA_M_resends_sent);
+	return true;
 }
 
 /* Does the RPC wait for its peer (so silence counts against it)? */
@@ -103,7 +107,8 @@ static bool homa_peer_silent(struct homa_peer *peer, int ticks)
 /*
  * Milliseconds the host's link needs to deliver every byte its incoming
  * messages are owed (granted or unscheduled, not yet received): silence
- * shorter than that is the queue ahead of us, not loss.
+ * shorter than that is the queue ahead of us, not loss. Capped at a minute
+ * so that the probe interval built on it cannot overflow.
  */
 static int homa_rx_drain_ms(const struct homa_net *hnet,
 			    const struct homa_config *c)
@@ -111,7 +116,7 @@ static int homa_rx_drain_ms(const struct homa_net *hnet,
 	u32 mbps = max(READ_ONCE(c->link_mbps), 1);
 
 	return min_t(u64, div_u64(hnet->rx_expected * 8, mbps * 1000ULL),
-		     INT_MAX / 2);
+		     60000);
 }
 
 /* Bytes @rpc's sender may send that have not arrived. */
@@ -126,13 +131,36 @@ static u32 homa_rpc_owed(const struct homa_rpc *rpc)
 	return in->granted > received ? in->granted - received : 0;
 }
 
+/*
+ * Silent ticks after which a receiving RPC asks for what it lacks, and
+ * the interval between its RESENDs: the peer's retransmission timeout
+ * when rtt_resend is on and the peer has been measured (@rtt_timed),
+ * else resend_ticks and resend_interval; never less than the time the
+ * link needs to deliver what the host is owed.
+ */
+static int homa_timer_resend_wait(struct homa_rpc *rpc,
+				  const struct homa_config *c, int *interval,
+				  bool *rtt_timed)
+{
+	int ticks = min_t(u32, homa_peer_resend_ticks(rpc->peer), 50000);
+	int drain = homa_rx_drain_ms(rpc->hsk->hnet, c);
+
+	*rtt_timed = ticks > 0;
+	if (*rtt_timed) {
+		*interval = max(ticks, drain);
+		return max(ticks, drain);
+	}
+	*interval = max(READ_ONCE(c->resend_interval), drain);
+	return max(READ_ONCE(c->resend_ticks), drain);
+}
+
 static void homa_timer_rpc(struct homa_rpc *rpc, const struct homa_config *c,
 			   int ms)
 {
 	struct homa_pkt need_ack = { .type = NEED_ACK };
 	struct homa_net *hnet = rpc->hsk->hnet;
+	bool receiving, rtt_timed = false;
 	int interval, wait;
-	bool receiving;
 
 	if (!homa_timer_waiting(rpc, &receiving))
 		return;
@@ -150,26 +178,29 @@ static void homa_timer_rpc(struct homa_rpc *rpc, const struct homa_config *c,
 			homa_rpc_fail(rpc, -ETIMEDOUT);
 		return;
 	}
-	wait = receiving ? max(READ_ONCE(c->resend_ticks),
-			       homa_rx_drain_ms(hnet, c)) :
-			   READ_ONCE(c->request_ack_ticks);
+	if (receiving) {
+		wait = homa_timer_resend_wait(rpc, c, &interval, &rtt_timed);
+	} else {
+		wait = READ_ONCE(c->request_ack_ticks);
+		interval = READ_ONCE(c->resend_interval);
+	}
 	if (rpc->silent_ticks < wait)
 		return;
 	/*
 	 * Each unanswered probe doubles the wait, up to 8 intervals; each
 	 * BUSY answer doubles it again.
 	 */
-	interval = READ_ONCE(c->resend_interval) << min(rpc->probes, 3)
-						 << rpc->busy_backoff;
+	interval = interval << min(rpc->probes, 3) << rpc->busy_backoff;
 	if (rpc->resend_ticks < interval ||
 	    !homa_peer_probe_ok(hnet, rpc->peer))
 		return;
 	rpc->resend_ticks = 0;
 	rpc->probes++;
-	if (receiving)
-		homa_request_missing(rpc);
-	else
+	if (!receiving)
 		homa_rpc_xmit_control(rpc, &need_ack);
+	else if (homa_request_missing(rpc))
+		homa_metric_inc(hnet, rtt_timed ? HOMA_M_resends_rtt_timed :
+				HOMA_M_resends_tick);
 }
 
 static void homa_timer_sock(struct homa_sock *hsk, int ms)
@@ -209,6 +240,7 @@ static void homa_timer_fire(struct timer_list *t)
 	rcu_read_unlock();
 	hnet->rx_expected = hnet->rx_expected_sum;
 	hnet->rx_expected_sum = 0;
+	homa_pacer_tick(hnet);
 	if (hnet->timer_count % HOMA_PEER_GC_TICKS == 0)
 		homa_peer_gc(hnet);
 	homa_cutoffs_tick(hnet);

@@ -73,6 +73,13 @@ const Expected kExpected[] = {
 	SCALAR(incast_threshold, "incast_threshold", 32),
 	SCALAR(incast_unsched_bytes, "incast_unsched_bytes", 1000),
 	SCALAR(auto_cutoffs, "auto_cutoffs", 1),
+	/* The pacer and RTT-adaptive behaviour (issue 5). */
+	SCALAR(pacer_enable, "pacer_enable", 1),
+	SCALAR(throttle_min_bytes, "throttle_min_bytes", 1000),
+	SCALAR(rtt_adaptive, "rtt_adaptive", 1),
+	SCALAR(unsched_adaptive, "unsched_adaptive", 1),
+	SCALAR(rtt_resend, "rtt_resend", 1),
+	SCALAR(rtt_resend_min_us, "rtt_resend_min_us", 2000),
 };
 
 #undef SCALAR
@@ -613,6 +620,10 @@ TEST(homa_config_check, spec_ranges_from_spec)
 		{ "incast_unsched_bytes", 1000001 },
 		{ "auto_cutoffs", -1 },		{ "auto_cutoffs", 2 },
 		{ "unsched_cutoffs", -1 },
+		{ "pacer_enable", -1 },		{ "pacer_enable", 2 },
+		{ "throttle_min_bytes", -1 },	{ "rtt_adaptive", 2 },
+		{ "unsched_adaptive", 2 },	{ "rtt_resend", 2 },
+		{ "rtt_resend_min_us", 0 },
 	};
 
 	for (auto &b : bad) {

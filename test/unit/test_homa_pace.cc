@@ -544,4 +544,45 @@ TEST(homa_pace, homa_pace_xmit__random_vs_model)
 	EXPECT_GT(fifo_picks, 0u);
 }
 
+/* ---- homa_pace_pkt_bytes ------------------------------------------------- */
+
+TEST(homa_pace, homa_pace_pkt_bytes__values)
+{
+	/* One segment: payload and one set of headers. */
+	EXPECT_EQ(homa_pace_pkt_bytes(1400, 1, 76), 1476u);
+	EXPECT_EQ(homa_pace_pkt_bytes(1400, 0, 76), 1476u);
+	/* Three segments: three sets of headers, two more frame overheads. */
+	EXPECT_EQ(homa_pace_pkt_bytes(4200, 3, 76), 4200u + 3 * 76 + 2 * 38);
+	EXPECT_EQ(homa_pace_pkt_bytes(0, 1, 0), 0u);
+	EXPECT_EQ(homa_pace_pkt_bytes(0xffffffffu, 0xffffffffu, 100),
+		  0xffffffffu);
+}
+
+TEST(homa_pace, homa_pace_pkt_bytes__matches_wire_time_of_segments)
+{
+	const uint64_t seed = unit::test_seed();
+	std::mt19937_64 rng(seed);
+
+	SCOPED_TRACE(unit::seed_msg(seed));
+	for (int i = 0; i < 20000; i++) {
+		uint32_t segs = 1 + rng() % 40, hdr = 46 + rng() % 100;
+		uint32_t mbps = 1 + rng() % 100000, payload = 0;
+		uint64_t bits = 0;
+
+		/* The model: each segment is its own frame on the wire. */
+		for (uint32_t k = 0; k < segs; k++) {
+			uint32_t part = rng() % 9000;
+
+			payload += part;
+			bits += (uint64_t)(part + hdr + 38) * 8;
+		}
+		uint32_t b = homa_pace_pkt_bytes(payload, segs, hdr);
+
+		ASSERT_EQ(((uint64_t)b + 38) * 8, bits);
+		/* One call of homa_pace_wire_ns() times them all. */
+		ASSERT_EQ(homa_pace_wire_ns(b, mbps),
+			  (bits * 1000 + mbps - 1) / mbps);
+	}
+}
+
 } /* namespace */

@@ -354,6 +354,66 @@ TEST(homa_rtt, homa_rtt_rto__values)
 	EXPECT_EQ(homa_rtt_rto(&t.r, 1000, 5000000), 212500u);
 }
 
+/* ---- homa_rtt_rto_ticks -------------------------------------------------- */
+
+TEST(homa_rtt, homa_rtt_rto_ticks__no_sample)
+{
+	Rtt t;
+
+	EXPECT_EQ(homa_rtt_rto_ticks(&t.r, 1000, 5000000, 1000000), 0u);
+}
+
+TEST(homa_rtt, homa_rtt_rto_ticks__rounds_up)
+{
+	Rtt t;
+
+	t.sample({ 100000 });
+	/* rto 300000 ns: one 1 ms tick; 3 ticks of 100000; 4 of 99999. */
+	EXPECT_EQ(homa_rtt_rto_ticks(&t.r, 1000, 5000000, 1000000), 1u);
+	EXPECT_EQ(homa_rtt_rto_ticks(&t.r, 1000, 5000000, 100000), 3u);
+	EXPECT_EQ(homa_rtt_rto_ticks(&t.r, 1000, 5000000, 99999), 4u);
+	/* min and max apply before rounding */
+	EXPECT_EQ(homa_rtt_rto_ticks(&t.r, 2500000, 5000000, 1000000), 3u);
+	EXPECT_EQ(homa_rtt_rto_ticks(&t.r, 1000, 200000, 100000), 2u);
+	/* a zero tick counts as 1 ns */
+	EXPECT_EQ(homa_rtt_rto_ticks(&t.r, 1000, 5000000, 0), 300000u);
+}
+
+TEST(homa_rtt, homa_rtt_rto_ticks__at_least_one_and_saturates)
+{
+	Rtt t;
+
+	t.sample({ 1 });
+	EXPECT_EQ(homa_rtt_rto_ticks(&t.r, 0, 0, 1000000), 1u);
+	EXPECT_EQ(homa_rtt_rto_ticks(&t.r, ~0ULL, ~0ULL, 1), 0xffffffffu);
+	EXPECT_EQ(homa_rtt_rto_ticks(&t.r, ~0ULL, ~0ULL, 0xffffffffu),
+		  0xffffffffu);
+}
+
+TEST(homa_rtt, homa_rtt_rto_ticks__random_vs_model)
+{
+	const uint64_t seed = unit::test_seed();
+	std::mt19937_64 rng(seed);
+
+	SCOPED_TRACE(unit::seed_msg(seed));
+	for (int i = 0; i < 20000; i++) {
+		Rtt t;
+		uint64_t min = rng() % 100000000, max = rng() % 100000000;
+		uint32_t tick = 1 + rng() % 2000000;
+
+		t.sample({ 1 + rng() % 50000000, 1 + rng() % 50000000 });
+		/* The model: the smallest whole number of ticks >= rto. */
+		uint64_t rto = homa_rtt_rto(&t.r, min, max), want = 0;
+
+		while ((unsigned __int128)want * tick < rto)
+			want++;
+		if (want == 0)
+			want = 1;
+		ASSERT_EQ(homa_rtt_rto_ticks(&t.r, min, max, tick), want)
+			<< "rto " << rto << " tick " << tick;
+	}
+}
+
 /* ---- homa_rtt_unsched_init ----------------------------------------------- */
 
 TEST(homa_rtt, homa_rtt_unsched_init__fields)

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * The pacer of a Homa host (network namespace). The host keeps an
+ * estimate of its NIC's transmit queue (homa_pace.c decides; this file
+ * keeps the state and does the work) and holds it below
+ * max_nic_queue_ns at link_mbps, so that a short message that turns up
+ * later can still go out ahead of a long one. A DATA packet that would
+ * make the queue too long is not sent: its message waits on the throttled
+ * lists, and a per-namespace kthread releases the waiting messages'
+ * packets as the queue drains, fewest bytes remaining first, with
+ * pacer_fifo_fraction of the bytes for the oldest message. Control packets,
+ * retransmissions and messages shorter than throttle_min_bytes skip the
+ * pacer but count in the estimate. The thread sleeps on a waitqueue while
+ * nothing is throttled, and in an hrtimer sleep while the queue drains.
+ * The file also keeps the sender's adaptive unscheduled window, which
+ * depends on how much the pacer holds back (homa_rtt.c decides).
+ */
+
+#include <linux/hrtimer.h>
+#include <linux/ip.h>
+#include <linux/kthread.h>
+#include <linux/sched.h>
+
+#include "homa_impl.h"
+
+/* How long the thread waits when a throttled RPC's socket is busy. */
+#define HOMA_PACER_RETRY_NS 20000
+
+/* Most slack the thread's timed sleeps allow the hrtimer. */
+#define HOMA_PACER_MAX_SLACK_NS 50000
+
+/* The pacer's view of the namespace's configuration. */
+static void homa_pacer_params(struct homa_net *hnet,
+			      struct homa_pace_params *p)
+{
+	p->link_mbps = READ_ONCE(hnet->config.link_mbps);
+	p->max_nic_queue_ns = READ_ONCE(hnet->config.max_nic_queue_ns);
+	p->fifo_fraction = READ_ONCE(hnet->config.pacer_fifo_fraction);
+	p->throttle_min_bytes = READ_ONCE(hnet->config.throttle_min_bytes);
+}
+
+static bool homa_pacer_enabled(struct homa_net *hnet)
+{
+	return READ_ONCE(hnet->config.pacer_enable) != 0;
+}
+
+/*
+ * A DATA packet of a message long enough to be paced joined the queue:
+ * keep the longest queue such a packet made (what the pacer bounds;
+ * control packets and short messages may add more). The metric's per-CPU
+ * parts add up to the maximum because each increase adds the difference.
+ */
+static void __homa_pacer_note_queue(struct homa_net *hnet, u64 now)
+{
+	struct homa_pacer *pacer = &hnet->pacer;
+	u64 queue = homa_pace_queue_ns(&pacer->state, now);
+
+	lockdep_assert_held(&pacer->lock);
+	if (queue <= pacer->queue_max)
+		return;
+	homa_metric_add(hnet, HOMA_M_nic_queue_max_ns,
+			queue - pacer->queue_max);
+	pacer->queue_max = queue;
+}
+
+/**
+ * homa_pacer_pkt_bytes() - What a stored DATA packet costs the NIC.
+ * @rpc: the RPC the packet belongs to.
+ * @skb: the packet (data at its Homa header), perhaps a GSO packet.
+ *
+ * Return: the length to account with homa_pace_sent().
+ */
+u32 homa_pacer_pkt_bytes(struct homa_rpc *rpc, struct sk_buff *skb)
+{
+	bool ipv4 = ipv6_addr_v4mapped(&rpc->peer->addr);
+	u32 hdr = sizeof(struct homa_data_hdr) +
+		  (ipv4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr));
+	u32 segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
+
+	return homa_pace_pkt_bytes(skb->len - sizeof(struct homa_data_hdr),
+				   segs, hdr);
+}
+
+/* Payload bytes of a stored DATA packet. */
+static u32 homa_pacer_payload(struct sk_buff *skb)
+{
+	return skb->len - sizeof(struct homa_data_hdr);
+}
+
+/* Put @rpc on the pacer's lists in SRPT and in FIFO order. */
+static void __homa_pacer_insert(struct homa_pacer *pacer,
+				struct homa_rpc *rpc)
+{
+	struct homa_rpc *other;
+
+	lockdep_assert_held(&pacer->lock);
+	list_for_each_entry(other, &pacer->srpt, pacer_links)
+		if (other->pacer_remaining > rpc->pacer_remaining)
+			break;
+	list_add_tail(&rpc->pacer_links, &other->pacer_links);
+	list_for_each_entry_reverse(other, &pacer->fifo, pacer_fifo_links)
+		if (other->msgout.birth <= rpc->msgout.birth)
+			break;
+	list_add(&rpc->pacer_fifo_links, &other->pacer_fifo_links);
+}
+
+/* Take @rpc off the pacer's lists, if it is on them. */
+static void __homa_pacer_remove(struct homa_rpc *rpc)
+{
+	lockdep_assert_held(&rpc->hsk->hnet->pacer.lock);
+	if (list_empty(&rpc->pacer_links))
+		return;
+	list_del_init(&rpc->pacer_links);
+	list_del_init(&rpc->pacer_fifo_links);
+}
+
+/*
+ * Make @rpc wait for the pacer (or move it to its place in SRPT order
+ * when it waits already); wake the thread if it was idle. The caller
+ * holds the RPC's socket lock.
+ */
+static void __homa_pacer_throttle(struct homa_rpc *rpc, u32 remaining)
+{
+	struct homa_net *hnet = rpc->hsk->hnet;
+	struct homa_pacer *pacer = &hnet->pacer;
+	bool was_idle = list_empty(&pacer->srpt);
+
+	lockdep_assert_held(&pacer->lock);
+	if (list_empty(&rpc->pacer_links))
+		homa_metric_inc(hnet, HOMA_M_pacer_throttled);
+	__homa_pacer_remove(rpc);
+	rpc->pacer_remaining = remaining;
+	__homa_pacer_insert(pacer, rpc);
+	if (was_idle)
+		wake_up(&pacer->wait);
+}
+
+/**
+ * homa_pacer_admit() - May a fresh DATA packet go now? If not, its RPC
+ * waits for the pacer thread, which sends it and the rest later.
+ * @rpc: the RPC; the caller holds its socket's lock.
+ * @skb: the packet, homa_msgout_next(@rpc).
+ *
+ * Return: true if the caller sends @skb now (it is accounted for).
+ */
+bool homa_pacer_admit(struct homa_rpc *rpc, struct sk_buff *skb)
+{
+	struct homa_net *hnet = rpc->hsk->hnet;
+	struct homa_pacer *pacer = &hnet->pacer;
+	struct homa_msgout *out = &rpc->msgout;
+	u32 bytes, offset = homa_skb_cb(skb)->offset;
+	struct homa_pace_params p;
+	bool send = true, throttled;
+	u64 now;
+
+	lockdep_assert_held(&rpc->hsk->lock);
+	homa_pacer_params(hnet, &p);
+	bytes = homa_pacer_pkt_bytes(rpc, skb);
+	spin_lock(&pacer->lock);
+	now = ktime_get_ns();
+	throttled = !list_empty(&pacer->srpt);
+	if (!homa_pacer_enabled(hnet))
+		homa_pace_sent(&pacer->state, &p, now, bytes);
+	else if (!list_empty(&rpc->pacer_links) ||
+		 homa_pace_xmit(&pacer->state, &p, now, bytes, out->length, 0,
+				throttled) != HOMA_PACE_SEND)
+		send = false;
+	if (send) {
+		homa_rtt_unsched_sent(&pacer->unsched, homa_pacer_payload(skb),
+				      offset < out->unscheduled, throttled);
+		if (out->length >= p.throttle_min_bytes)
+			__homa_pacer_note_queue(hnet, now);
+	} else {
+		__homa_pacer_throttle(rpc, out->length - offset);
+	}
+	spin_unlock(&pacer->lock);
+	return send;
+}
+
+/**
+ * homa_pacer_sent() - Account for a packet that skips the pacer (a
+ * control packet or a retransmission) in the NIC queue estimate.
+ * @hnet: the namespace's Homa host.
+ * @bytes: length of the IP packet(s), as homa_pace_sent() takes it.
+ */
+void homa_pacer_sent(struct homa_net *hnet, u32 bytes)
+{
+	struct homa_pacer *pacer = &hnet->pacer;
+	struct homa_pace_params p;
+	u64 now;
+
+	homa_pacer_params(hnet, &p);
+	spin_lock_bh(&pacer->lock);
+	now = ktime_get_ns();
+	homa_pace_sent(&pacer->state, &p, now, bytes);
+	spin_unlock_bh(&pacer->lock);
+}
+
+/**
+ * homa_pacer_unthrottle() - Forget an RPC that ends while it may still
+ * wait for the pacer.
+ * @rpc: the RPC; the caller holds its socket's lock.
+ */
+void homa_pacer_unthrottle(struct homa_rpc *rpc)
+{
+	struct homa_pacer *pacer = &rpc->hsk->hnet->pacer;
+
+	lockdep_assert_held(&rpc->hsk->lock);
+	spin_lock_bh(&pacer->lock);
+	__homa_pacer_remove(rpc);
+	spin_unlock_bh(&pacer->lock);
+}
+
+/*
+ * The throttled RPC to serve next (homa_pace_pick() between the first in
+ * SRPT order and the oldest), or NULL; @fifo tells which it was.
+ */
+static struct homa_rpc *__homa_pacer_pick(struct homa_pacer *pacer,
+					  const struct homa_pace_params *p,
+					  int *fifo)
+{
+	struct homa_pace_cand cands[2];
+	struct homa_rpc *rpcs[2];
+	int i;
+
+	lockdep_assert_held(&pacer->lock);
+	*fifo = 0;
+	if (list_empty(&pacer->srpt))
+		return NULL;
+	rpcs[0] = list_first_entry(&pacer->srpt, struct homa_rpc, pacer_links);
+	rpcs[1] = list_first_entry(&pacer->fifo, struct homa_rpc,
+				   pacer_fifo_links);
+	for (i = 0; i < 2; i++) {
+		cands[i].id = rpcs[i]->id;
+		cands[i].birth = rpcs[i]->msgout.birth;
+		cands[i].remaining = rpcs[i]->pacer_remaining;
+	}
+	i = homa_pace_pick(&pacer->state, p, cands, rpcs[0] == rpcs[1] ? 1 : 2,
+			   fifo);
+	return i < 0 ? NULL : rpcs[i];
+}
+
+/*
+ * Account for the pacer thread sending @skb of @rpc (both locks held):
+ * the queue, the FIFO credit, the RPC's place in SRPT order.
+ */
+static void __homa_pacer_account(struct homa_rpc *rpc, struct sk_buff *skb,
+				 const struct homa_pace_params *p, u64 now,
+				 int fifo)
+{
+	struct homa_net *hnet = rpc->hsk->hnet;
+	struct homa_pacer *pacer = &hnet->pacer;
+	u32 payload = homa_pacer_payload(skb);
+	u32 offset = homa_skb_cb(skb)->offset;
+
+	lockdep_assert_held(&pacer->lock);
+	homa_pace_sent(&pacer->state, p, now, homa_pacer_pkt_bytes(rpc, skb));
+	homa_pace_charge(&pacer->state, p, payload, fifo);
+	homa_rtt_unsched_sent(&pacer->unsched, payload,
+			      offset < rpc->msgout.unscheduled, 1);
+	__homa_pacer_note_queue(hnet, now);
+	homa_metric_add(hnet, HOMA_M_pacer_bytes, payload);
+	__homa_pacer_remove(rpc);
+	rpc->pacer_remaining = rpc->msgout.length - offset - payload;
+	__homa_pacer_insert(pacer, rpc);
+}
+
+/*
+ * Send the packet of @rpc that the pacer thread has accounted for; the
+ * socket's lock is held. An RPC whose granted bytes are all out leaves
+ * the lists: a new grant brings it back through homa_pacer_admit().
+ */
+static void homa_pacer_xmit(struct homa_rpc *rpc)
+{
+	struct homa_pacer *pacer = &rpc->hsk->hnet->pacer;
+
+	lockdep_assert_held(&rpc->hsk->lock);
+	homa_xmit_data_next(rpc);
+	if (homa_msgout_next(rpc))
+		return;
+	spin_lock(&pacer->lock);
+	__homa_pacer_remove(rpc);
+	spin_unlock(&pacer->lock);
+}
+
+/*
+ * One step of the pacer thread: send one throttled packet if the queue
+ * has room. Return: 0 to go on at once, or ns to sleep first.
+ */
+static u64 homa_pacer_step(struct homa_net *hnet)
+{
+	struct homa_pacer *pacer = &hnet->pacer;
+	struct homa_pace_params p;
+	struct homa_rpc *rpc = NULL;
+	struct sk_buff *skb;
+	u64 now, wait = 0;
+	int fifo;
+
+	homa_pacer_params(hnet, &p);
+	local_bh_disable();
+	spin_lock(&pacer->lock);
+	now = ktime_get_ns();
+	if (homa_pacer_enabled(hnet))
+		wait = homa_pace_wait_ns(&pacer->state, &p, now);
+	if (!wait)
+		rpc = __homa_pacer_pick(pacer, &p, &fifo);
+	if (!rpc)
+		goto unlock;
+	/* Against the lock order, so only a try (see homa_impl.h). */
+	if (!spin_trylock(&rpc->hsk->lock)) {
+		wait = HOMA_PACER_RETRY_NS;
+		goto unlock;
+	}
+	skb = homa_msgout_next(rpc);
+	if (skb)
+		__homa_pacer_account(rpc, skb, &p, now, fifo);
+	else
+		__homa_pacer_remove(rpc);
+	spin_unlock(&pacer->lock);
+	if (skb)
+		homa_pacer_xmit(rpc);
+	spin_unlock(&rpc->hsk->lock);
+	local_bh_enable();
+	return 0;
+
+unlock:
+	spin_unlock(&pacer->lock);
+	local_bh_enable();
+	return wait;
+}
+
+/* Sleep @ns (or until woken to stop) without holding any lock. */
+static void homa_pacer_sleep(u64 ns)
+{
+	ktime_t until = ns_to_ktime(ns);
+
+	set_current_state(TASK_INTERRUPTIBLE);
+	if (kthread_should_stop()) {
+		__set_current_state(TASK_RUNNING);
+		return;
+	}
+	schedule_hrtimeout_range(&until, min_t(u64, ns / 2,
+					       HOMA_PACER_MAX_SLACK_NS),
+				 HRTIMER_MODE_REL);
+}
+
+static bool homa_pacer_idle(struct homa_pacer *pacer)
+{
+	/* Lockless peek; a thrower wakes the thread after adding. */
+	return list_empty_careful(&pacer->srpt);
+}
+
+static int homa_pacer_main(void *arg)
+{
+	struct homa_net *hnet = arg;
+	struct homa_pacer *pacer = &hnet->pacer;
+	u64 wait;
+
+	while (!kthread_should_stop()) {
+		if (homa_pacer_idle(pacer)) {
+			wait_event_interruptible(pacer->wait,
+						 kthread_should_stop() ||
+						 !homa_pacer_idle(pacer));
+			homa_metric_inc(hnet, HOMA_M_pacer_wakeups);
+			continue;
+		}
+		wait = homa_pacer_step(hnet);
+		if (wait)
+			homa_pacer_sleep(wait);
+		cond_resched();
+	}
+	return 0;
+}
+
+/**
+ * homa_pacer_tick() - End an interval of the adaptive unscheduled window
+ * (called by the timer every tick): halve it if too few unscheduled bytes
+ * went out while messages were throttled, grow it back when none are.
+ * @hnet: the namespace's Homa host.
+ */
+void homa_pacer_tick(struct homa_net *hnet)
+{
+	struct homa_pacer *pacer = &hnet->pacer;
+	u32 max = READ_ONCE(hnet->config.unsched_bytes);
+	u32 before, after;
+
+	spin_lock_bh(&pacer->lock);
+	before = pacer->unsched.window;
+	after = homa_rtt_unsched_update(&pacer->unsched,
+					!list_empty(&pacer->srpt),
+					max / HOMA_RTT_UNSCHED_GROW_DIV, max);
+	spin_unlock_bh(&pacer->lock);
+	if (after < before)
+		homa_metric_inc(hnet, HOMA_M_unsched_halvings);
+}
+
+/**
+ * homa_pacer_unsched_window() - Bytes a new message may send before any
+ * grant.
+ * @hnet: the namespace's Homa host.
+ *
+ * Return: the adaptive window if unsched_adaptive is on, else
+ * unsched_bytes.
+ */
+u32 homa_pacer_unsched_window(struct homa_net *hnet)
+{
+	struct homa_pacer *pacer = &hnet->pacer;
+	u32 window = READ_ONCE(hnet->config.unsched_bytes);
+
+	if (!READ_ONCE(hnet->config.unsched_adaptive))
+		return window;
+	spin_lock_bh(&pacer->lock);
+	window = min(window, pacer->unsched.window);
+	spin_unlock_bh(&pacer->lock);
+	return window;
+}
+
+/**
+ * homa_pacer_net_init() - Set up a namespace's pacer and start its
+ * thread.
+ * @hnet: the new namespace's Homa host; its config holds the defaults.
+ *
+ * Return: 0, or the error of creating the thread.
+ */
+int homa_pacer_net_init(struct homa_net *hnet)
+{
+	struct homa_pacer *pacer = &hnet->pacer;
+
+	spin_lock_init(&pacer->lock);
+	homa_pace_init(&pacer->state, ktime_get_ns());
+	INIT_LIST_HEAD(&pacer->srpt);
+	INIT_LIST_HEAD(&pacer->fifo);
+	pacer->queue_max = 0;
+	homa_rtt_unsched_init(&pacer->unsched, hnet->config.unsched_bytes);
+	init_waitqueue_head(&pacer->wait);
+	pacer->thread = kthread_run(homa_pacer_main, hnet, "homa_pacer/%u",
+				    hnet->net->ns.inum);
+	if (IS_ERR(pacer->thread)) {
+		int err = PTR_ERR(pacer->thread);
+
+		pacer->thread = NULL;
+		return err;
+	}
+	return 0;
+}
+
+/**
+ * homa_pacer_net_exit() - Stop a namespace's pacer thread.
+ * @hnet: the Homa host of the namespace going away; its sockets are
+ *        gone, so no RPC is throttled.
+ */
+void homa_pacer_net_exit(struct homa_net *hnet)
+{
+	struct homa_pacer *pacer = &hnet->pacer;
+
+	if (pacer->thread)
+		kthread_stop(pacer->thread);
+	pacer->thread = NULL;
+	WARN_ON_ONCE(!list_empty(&pacer->srpt));
+}

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * Round-trip times to each peer, measured on packets Homa sends
+ * anyway: an RPC notes when the first DATA packet of its outgoing message
+ * goes out, and the first GRANT for that message, or for a client the
+ * first DATA packet of the response, ends the measurement. Following
+ * Karn's rule a message any of whose data was sent again gives no sample.
+ * The samples feed the peer's estimator (homa_rtt.c decides), which gives
+ * the RTT-adaptive scheduled window for the grant code, the timeout of
+ * RTT-timed RESENDs, and the lines of /proc/net/homa_peers.
+ */
+
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+
+#include "homa_impl.h"
+
+/*
+ * The longest RTT-timed wait before a RESEND, as a fraction of
+ * timeout_ticks: an RPC needs several unanswered probes to time out.
+ */
+#define HOMA_RTT_RESEND_MAX_DIV 2
+
+/* Fold one sample into the peer's estimate. */
+static void homa_peer_rtt_sample(struct homa_peer *peer, u64 ns)
+{
+	u32 mbps = READ_ONCE(peer->hnet->config.link_mbps);
+
+	spin_lock_bh(&peer->lock);
+	homa_rtt_sample(&peer->rtt, ns);
+	WRITE_ONCE(peer->sched_window,
+		   homa_rtt_sched_window(&peer->rtt, mbps));
+	spin_unlock_bh(&peer->lock);
+	homa_metric_inc(peer->hnet, HOMA_M_rtt_samples);
+}
+
+/**
+ * homa_rpc_rtt_sent() - Note that a DATA packet of an RPC's outgoing
+ * message went out: the first one starts an RTT measurement, and any
+ * retransmission cancels it.
+ * @rpc: the RPC; the caller holds its socket's lock.
+ * @retransmit: the packet is sent again.
+ */
+void homa_rpc_rtt_sent(struct homa_rpc *rpc, bool retransmit)
+{
+	lockdep_assert_held(&rpc->hsk->lock);
+	if (retransmit) {
+		rpc->rtt_start = 0;
+		rpc->rtt_done = true;
+		return;
+	}
+	if (!rpc->rtt_done && !rpc->rtt_start)
+		rpc->rtt_start = ktime_get_ns() ? : 1;
+}
+
+/**
+ * homa_rpc_rtt_heard() - A packet for an RPC arrived: if it answers the
+ * RPC's first DATA packet (a GRANT, or response DATA for a client), the
+ * time since that packet went out is an RTT sample of the peer.
+ * @rpc: the RPC; the caller holds its socket's lock.
+ * @type: the packet's type.
+ */
+void homa_rpc_rtt_heard(struct homa_rpc *rpc, u8 type)
+{
+	u64 start = rpc->rtt_start;
+
+	lockdep_assert_held(&rpc->hsk->lock);
+	if (!start || (type != GRANT && (type != DATA || (rpc->id & 1))))
+		return;
+	rpc->rtt_start = 0;
+	rpc->rtt_done = true;
+	homa_peer_rtt_sample(rpc->peer, ktime_get_ns() - start);
+}
+
+/**
+ * homa_peer_sched_window() - The RTT-adaptive scheduled window for
+ * messages from a peer: 3 x rtt_min x link_mbps (as of its last sample;
+ * no lock needed).
+ * @peer: the peer.
+ *
+ * Return: the window in bytes, or 0 when rtt_adaptive is off or the peer
+ * has no RTT sample yet (the caller then uses its configured window).
+ */
+u32 homa_peer_sched_window(struct homa_peer *peer)
+{
+	if (!READ_ONCE(peer->hnet->config.rtt_adaptive))
+		return 0;
+	return READ_ONCE(peer->sched_window);
+}
+
+/**
+ * homa_peer_resend_ticks() - Silent ticks after which a receiver asks a
+ * peer for missing data: the peer's retransmission timeout, at least
+ * rtt_resend_min_us and at most half of timeout_ticks.
+ * @peer: the peer.
+ *
+ * Return: the ticks, or 0 when rtt_resend is off or the peer has no RTT
+ * sample yet (the caller then uses resend_ticks).
+ */
+u32 homa_peer_resend_ticks(struct homa_peer *peer)
+{
+	struct homa_config *cfg = &peer->hnet->config;
+	u64 min_ns = (u64)READ_ONCE(cfg->rtt_resend_min_us) * NSEC_PER_USEC;
+	u64 max_ns = (u64)READ_ONCE(cfg->timeout_ticks) * NSEC_PER_MSEC /
+		     HOMA_RTT_RESEND_MAX_DIV;
+	u32 ticks;
+
+	if (!READ_ONCE(cfg->rtt_resend))
+		return 0;
+	spin_lock_bh(&peer->lock);
+	ticks = homa_rtt_rto_ticks(&peer->rtt, min_ns, max_ns, NSEC_PER_MSEC);
+	spin_unlock_bh(&peer->lock);
+	return ticks;
+}
+
+/* One line of /proc/net/homa_peers. */
+static void homa_peer_rtt_show(struct seq_file *seq, struct homa_peer *peer,
+			       u32 link_mbps)
+{
+	struct homa_rtt rtt;
+
+	spin_lock_bh(&peer->lock);
+	rtt = peer->rtt;
+	spin_unlock_bh(&peer->lock);
+	if (ipv6_addr_v4mapped(&peer->addr))
+		seq_printf(seq, "%-39pI4", &peer->addr.s6_addr32[3]);
+	else
+		seq_printf(seq, "%-39pI6c", &peer->addr);
+	seq_printf(seq, " %8u %12llu %12llu %12llu %9d %12u\n",
+		   rtt.num_samples, rtt.rtt_min, rtt.srtt, rtt.rttvar,
+		   homa_rtt_congested(&rtt),
+		   homa_rtt_sched_window(&rtt, link_mbps));
+}
+
+static int homa_peers_show(struct seq_file *seq, void *v)
+{
+	struct homa_net *hnet = homa_net(seq_file_single_net(seq));
+	u32 link_mbps = READ_ONCE(hnet->config.link_mbps);
+	struct homa_peer *peer;
+	int bkt;
+
+	seq_printf(seq, "%-39s %8s %12s %12s %12s %9s %12s\n", "addr",
+		   "samples", "rtt_min_ns", "srtt_ns", "rttvar_ns", "congested",
+		   "sched_window");
+	rcu_read_lock();
+	hash_for_each_rcu(hnet->peers, bkt, peer, node)
+		homa_peer_rtt_show(seq, peer, link_mbps);
+	rcu_read_unlock();
+	return 0;
+}
+
+/**
+ * homa_peer_rtt_net_init() - Create a namespace's /proc/net/homa_peers.
+ * @hnet: the new namespace's Homa host.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int homa_peer_rtt_net_init(struct homa_net *hnet)
+{
+	if (!proc_create_net_single("homa_peers", 0444, hnet->net->proc_net,
+				    homa_peers_show, NULL))
+		return -ENOMEM;
+	return 0;
+}
+
+/**
+ * homa_peer_rtt_net_exit() - Remove a namespace's /proc/net/homa_peers.
+ * @hnet: the Homa host of the namespace going away.
+ */
+void homa_peer_rtt_net_exit(struct homa_net *hnet)
+{
+	remove_proc_entry("homa_peers", hnet->net->proc_net);
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The pacer: with a slow link_mbps on the client, large requests are held
+# back by the pacer (pacer_throttled and pacer_bytes rise) and the NIC
+# queue estimate never grows past max_nic_queue_ns plus one packet's time;
+# with pacer_enable=0 nothing is throttled and the estimate grows past
+# that bound. The pacer threads use no CPU time while idle.
+#
+#   [pace1] veth1 10.11.0.1 ---- veth2 10.11.0.2 [pace2]
+#   link_mbps 100                 default link_mbps
+# shellcheck source=test/vm/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+MBPS=100
+link_pair pace1 pace2 10.11.0
+in_ns pace1 sysctl -q -w net.homa.link_mbps=$MBPS
+serve pace2 4 60
+
+# The bound: the queue may reach max_nic_queue_ns before one more packet
+# (at most max_gso_size bytes of data, plus a generous 1000 bytes of
+# per-segment headers and framing) joins it.
+qmax=$(in_ns pace1 sysctl -n net.homa.max_nic_queue_ns)
+gso=$(in_ns pace1 sysctl -n net.homa.max_gso_size)
+bound=$((qmax + (gso + 1000) * 8000 / MBPS))
+
+check "paced: 6 RPCs of 300000 B" in_ns pace1 "$HOMA_TEST" client \
+	10.11.0.2 60 6 300000 1
+throttled=$(metric pace1 pacer_throttled)
+qseen=$(metric pace1 nic_queue_max_ns)
+echo "# paced: throttled $throttled, pacer_bytes $(metric pace1 pacer_bytes)," \
+	"wakeups $(metric pace1 pacer_wakeups), queue max $qseen ns" \
+	"(bound $bound)"
+check "messages throttled" test "$throttled" -ge 6
+check "pacer thread sent bytes" test "$(metric pace1 pacer_bytes)" -gt 0
+check "pacer thread woke" test "$(metric pace1 pacer_wakeups)" -gt 0
+check "queue estimate seen" test "$qseen" -gt 0
+check "queue estimate within max_nic_queue_ns + one packet" \
+	test "$qseen" -le "$bound"
+check "mixed sizes paced" in_ns pace1 "$HOMA_TEST" client 10.11.0.2 60 \
+	20 0 4
+check "queue bound holds with 4 RPCs in flight" \
+	test "$(metric pace1 nic_queue_max_ns)" -le "$bound"
+
+# Idle pacer threads sleep: their CPU time does not move while nothing is
+# sent (a busy loop would take a whole CPU).
+cpu_ticks() {
+	local pid sum=0 f
+	for pid in $(pgrep '^homa_pacer'); do
+		read -ra f < "/proc/$pid/stat"
+		sum=$((sum + f[13] + f[14]))
+	done
+	echo "$sum"
+}
+check "pacer threads exist" test -n "$(pgrep '^homa_pacer')"
+c0=$(cpu_ticks)
+sleep 2
+c1=$(cpu_ticks)
+echo "# idle pacer threads: $((c1 - c0)) clock ticks in 2 s"
+check "idle pacer threads use (almost) no CPU" test $((c1 - c0)) -le 20
+
+in_ns pace1 sysctl -q -w net.homa.pacer_enable=0
+before=$(metric pace1 pacer_throttled)
+check "unpaced: 6 RPCs of 300000 B" in_ns pace1 "$HOMA_TEST" client \
+	10.11.0.2 60 6 300000 1
+check_eq "nothing throttled with pacer_enable=0" \
+	"$(metric pace1 pacer_throttled)" "$before"
+echo "# unpaced: queue max $(metric pace1 nic_queue_max_ns) ns"
+check "without the pacer the queue estimate passes the bound" \
+	test "$(metric pace1 nic_queue_max_ns)" -gt "$bound"
+live_zero pace1 pace2
+finish

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Per-peer RTT: with netem delaying every packet by 10 ms each way, the
+# RTT measured on ordinary packets (/proc/net/homa_peers) has rtt_min
+# near 20 ms (a wide band: 15 to 60 ms) on both hosts, and the scheduled
+# window shown follows from it (3 x rtt_min x link_mbps). Once a peer is
+# measured, every RESEND to it is timed by its RTT (rtt_resend), and with
+# rtt_resend=0 by resend_ticks; under loss RTT-timed RESENDs repair it.
+#
+#   [rtt1] veth1 10.12.0.1 --netem 10 ms-- veth2 10.12.0.2 [rtt2]
+# shellcheck source=test/vm/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+modprobe sch_netem 2>/dev/null || true
+link_pair rtt1 rtt2 10.12.0
+for ns in rtt1 rtt2; do
+	# Loss below would otherwise make timeouts likely at 20 ms RTTs.
+	in_ns "$ns" sysctl -q -w net.homa.timeout_ticks=2000
+done
+tc -n rtt1 qdisc replace dev veth1 root netem delay 10ms
+tc -n rtt2 qdisc replace dev veth2 root netem delay 10ms
+serve rtt2 4 62
+
+# peer_field NS ADDR COLUMN: a column of ADDR's line in NS's homa_peers.
+peer_field() {
+	# shellcheck disable=SC2016	# awk's fields
+	in_ns "$1" awk -v a="$2" -v c="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$1 == a { print $col[c] }' /proc/net/homa_peers
+}
+
+# Responses above unsched_bytes are granted, so both sides take samples.
+check "10 RPCs of 100000 B" in_ns rtt1 "$HOMA_TEST" client 10.12.0.2 62 \
+	10 100000 1
+check "RTT samples counted" test "$(metric rtt1 rtt_samples)" -gt 0
+for side in "rtt1 10.12.0.2" "rtt2 10.12.0.1"; do
+	read -r ns addr <<< "$side"
+	samples=$(peer_field "$ns" "$addr" samples)
+	min=$(peer_field "$ns" "$addr" rtt_min_ns)
+	srtt=$(peer_field "$ns" "$addr" srtt_ns)
+	window=$(peer_field "$ns" "$addr" sched_window)
+	mbps=$(in_ns "$ns" sysctl -n net.homa.link_mbps)
+	echo "# $ns -> $addr: samples $samples rtt_min ${min} ns srtt ${srtt} ns"
+	check "$ns: peer $addr measured" test "${samples:-0}" -gt 0
+	check "$ns: rtt_min in 15..60 ms" test "${min:-0}" -ge 15000000 -a \
+		"${min:-0}" -le 60000000
+	check "$ns: srtt at least rtt_min" test "${srtt:-0}" -ge "${min:-0}"
+	check_eq "$ns: sched_window = 3 x rtt_min x link rate" "$window" \
+		"$((3 * ${min:-0} * mbps / 8000))"
+done
+
+# Measured peer, rtt_resend on: no RESEND is timed by resend_ticks.
+tick0=$(metric rtt1 resends_tick)
+check "10 more RPCs, RTT-timed" in_ns rtt1 "$HOMA_TEST" client 10.12.0.2 \
+	62 10 100000 2
+check_eq "rtt_resend=1: no tick-timed RESENDs" "$(metric rtt1 resends_tick)" \
+	"$tick0"
+echo "# rtt_resend=1: $(metric rtt1 resends_rtt_timed) RTT-timed RESENDs"
+
+# rtt_resend off: every RESEND is timed by resend_ticks.
+in_ns rtt1 sysctl -q -w net.homa.rtt_resend=0
+rtt0=$(metric rtt1 resends_rtt_timed)
+tick0=$(metric rtt1 resends_tick)
+check "10 RPCs, tick-timed" in_ns rtt1 "$HOMA_TEST" client 10.12.0.2 62 \
+	10 100000 2
+check_eq "rtt_resend=0: no RTT-timed RESENDs" \
+	"$(metric rtt1 resends_rtt_timed)" "$rtt0"
+echo "# rtt_resend=0: $(( $(metric rtt1 resends_tick) - tick0 ))" \
+	"tick-timed RESENDs (spurious: the RTT is 4 times resend_ticks)"
+
+# Loss: RTT-timed RESENDs repair it.
+in_ns rtt1 sysctl -q -w net.homa.rtt_resend=1
+tc -n rtt1 qdisc replace dev veth1 root netem delay 10ms loss 5%
+tc -n rtt2 qdisc replace dev veth2 root netem delay 10ms loss 5%
+rtt0=$(metric rtt1 resends_rtt_timed)
+check "5% loss: 10 RPCs of 100000 B" in_ns rtt1 "$HOMA_TEST" client \
+	10.12.0.2 62 10 100000 2
+echo "# 5% loss: $(( $(metric rtt1 resends_rtt_timed) - rtt0 )) RTT-timed" \
+	"RESENDs from the client"
+check "5% loss: RTT-timed RESENDs sent" \
+	test "$(metric rtt1 resends_rtt_timed)" -gt "$rtt0"
+tc -n rtt1 qdisc del dev veth1 root
+tc -n rtt2 qdisc del dev veth2 root
+live_zero rtt1 rtt2
+finish
