@@ -214,7 +214,7 @@ class IncastTableTest(unittest.TestCase):
         rec = {'protocol': proto,
                'loaded': [{'file': 'x', 'summary': {
                    'rpcs': 380, 'errors': 2, 'seconds': 20.0,
-                   'gbps_out': 0.0000152, 'gbps_in': 0.0152,
+                   'gbps_out': 0.0000152, 'gbps_in': 0.015,
                    'cpu_user_s': 0.1, 'cpu_sys_s': 0.2}}],
                'switch_drops': {'p0': 40, 'p1': 0},
                'switch_drop_bands_p0': {'18:': 40},
@@ -275,7 +275,9 @@ class IncastTableTest(unittest.TestCase):
         self.assertEqual(tcp[5:7], ['-', '-'])
         self.assertEqual(tcp[-5:], ['-'] * 5)
         self.assertEqual(t[4], 'homa-noincast  failed: boom')
-        self.assertIn('homa: net.homa incast_threshold=0', t)
+        self.assertIn('homa: machine CPU 50% busy; net.homa '
+                      'incast_threshold=0', t)
+        self.assertIn('tcp: machine CPU 50% busy', t)
 
 
 class BaselineTest(unittest.TestCase):
