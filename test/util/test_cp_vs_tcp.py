@@ -138,6 +138,26 @@ class IncastParseTest(unittest.TestCase):
                 'requeues 0)\n')
         self.assertEqual(cvt.qdisc_drops(text, 'eth0'), (3, {}))
 
+    def test_band_drops(self):
+        # Leaves under prio 10: by their parent 10:M -> band M-1; the
+        # tbf root and the prio qdisc itself are not bands.
+        self.assertEqual(cvt.band_drops(QDISC_ALL, 'p0'),
+                         {4: 0, 7: 1000, 0: 25})
+        self.assertEqual(cvt.band_drops(QDISC_ALL, 'p1'), {})
+        text = ('qdisc prio 20: root bands 16\n'
+                ' Sent 1 bytes 1 pkt (dropped 0, overlimits 0 requeues 0)\n'
+                'qdisc bfifo 30: parent 20:c limit 1Kb\n'
+                ' Sent 1 bytes 1 pkt (dropped 9, overlimits 0 requeues 0)\n')
+        self.assertEqual(cvt.band_drops(text, 'eth0'), {11: 9})
+
+    def test_band_drops_between(self):
+        before = QDISC_ALL.replace('dropped 1000,', 'dropped 400,')
+        self.assertEqual(cvt.band_drops_between(before, QDISC_ALL, 'p0'),
+                         {4: 0, 7: 600, 0: 0})
+        self.assertEqual(cvt.band_drops_between(QDISC_ALL, before, 'p0'),
+                         {4: 0, 7: 400, 0: 0})
+        self.assertEqual(cvt.band_drops_between('', QDISC_ALL, 'p0'), {})
+
     def test_drops_between(self):
         before = QDISC_ALL.replace('dropped 1025,', 'dropped 1000,', 1)
         self.assertEqual(cvt.drops_between(before, QDISC_ALL, 'p0'), 25)
@@ -217,7 +237,6 @@ class IncastTableTest(unittest.TestCase):
                    'gbps_out': 0.0000152, 'gbps_in': 0.015,
                    'cpu_user_s': 0.1, 'cpu_sys_s': 0.2}}],
                'switch_drops': {'p0': 40, 'p1': 0},
-               'switch_drop_bands_p0': {'18:': 40},
                'uplink_drops': {'h0': 5, 'h1': 1, 'h2': None, 'h3': 2},
                'cpu_busy': [0.5, None]}
         if metrics:
@@ -234,12 +253,14 @@ class IncastTableTest(unittest.TestCase):
     def test_row(self):
         rtts = sorted(range(1, 101))
         r = cvt.incast_row(self.rec('homa'), self.CFG,
-                           [x * 1000000 for x in rtts])
+                           [x * 1000000 for x in rtts], {0: 4, 7: 36})
         self.assertEqual((r['rpcs'], r['errors']), (380, 2))
         self.assertAlmostEqual(r['goodput_mbps'], 15.2)
         self.assertAlmostEqual(r['link_share'], 0.95)
         self.assertEqual((r['p50_ms'], r['p99_ms']), (50, 99))
         self.assertEqual(r['switch_drops_to_client'], 40)
+        self.assertEqual(r['band0_drops'], 4)
+        self.assertEqual(r['switch_drops_by_band'], {0: 4, 7: 36})
         self.assertEqual(r['server_uplink_drops'], 3)   # h0 is the client
         self.assertEqual(r['incast_marked'], 350)       # the client's only
         self.assertEqual(r['incast_responses'], 340)    # the servers'
@@ -253,13 +274,15 @@ class IncastTableTest(unittest.TestCase):
         del rec['switch_drops'], rec['uplink_drops']
         r = cvt.incast_row(rec, dict(self.CFG, mbps=0), [])
         self.assertIsNone(r['switch_drops_to_client'])
+        self.assertIsNone(r['band0_drops'])
         self.assertIsNone(r['server_uplink_drops'])
         self.assertIsNone(r['link_share'])
         self.assertIsNone(r['p50_ms'])
         self.assertNotIn('incast_marked', r)
 
     def test_table(self):
-        rows = [cvt.incast_row(self.rec('homa'), self.CFG, [2000000]),
+        rows = [cvt.incast_row(self.rec('homa'), self.CFG, [2000000],
+                               {0: 4, 7: 36}),
                 cvt.incast_row(self.rec('tcp', metrics=False), self.CFG,
                                []),
                 {'config': 'homa-noincast', 'failed': 'boom'}]
@@ -269,11 +292,13 @@ class IncastTableTest(unittest.TestCase):
         homa = t[2].split()
         self.assertEqual(homa[:8], ['homa', '380', '2', '15.20', '95%',
                                     '2.0', '2.0', '40'])
-        self.assertEqual(homa[8:], ['3', '350', '340', '11', '21', '3'])
+        self.assertEqual(homa[8:], ['4', '3', '350', '340', '11', '21',
+                                    '3'])
         tcp = t[3].split()
         self.assertEqual(tcp[0], 'tcp')
         self.assertEqual(tcp[5:7], ['-', '-'])
         self.assertEqual(tcp[-5:], ['-'] * 5)
+        self.assertEqual(tcp[8], '-')     # no band drops given
         self.assertEqual(t[4], 'homa-noincast  failed: boom')
         self.assertIn('homa: machine CPU 50% busy; net.homa '
                       'incast_threshold=0', t)
@@ -509,8 +534,9 @@ class FakeRunner(cvt.HostsRunner):
 
     def switch_qdisc(self):
         self.readings += 1
-        return QDISC_ALL.replace('dropped 1025,',
-                                 'dropped %d,' % (7 * self.readings), 1)
+        return QDISC_ALL.replace(
+            'dropped 1025,', 'dropped %d,' % (7 * self.readings), 1).replace(
+            'dropped 25,', 'dropped %d,' % (3 * self.readings), 1)
 
 
 class ExperimentTest(unittest.TestCase):
@@ -588,6 +614,9 @@ class ExperimentTest(unittest.TestCase):
         self.assertEqual(homa['rpcs'], 200)
         # Readings: metrics (1), switch (2), switch (3), metrics (4).
         self.assertEqual(homa['switch_drops_to_client'], 7)
+        self.assertEqual(homa['band0_drops'], 3)
+        self.assertTrue(os.path.exists(os.path.join(
+            out, 'tcp-incast-qdisc-after.txt')))
         self.assertEqual(homa['incast_marked'], 300)
         self.assertEqual(homa['incast_responses'], 2 * 30)
         self.assertEqual(homa['resends_sent'], 3 * 3)
