@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <set>
 
+#include "dist.h"
+
 namespace cpnode {
 
 const char *usage_text()
@@ -17,7 +19,8 @@ const char *usage_text()
 "               [--server-ports N] [--first-port P] [--ports N]\n"
 "               [--workload w1|w2|w3|w4|w5|starve|BYTES|FILE.csv]\n"
 "               [--workload-dir DIR] [--gbps G] [--client-max M]\n"
-"               [--seconds S] [--one-way] [--unloaded N] [--output FILE]\n"
+"               [--seconds S] [--one-way | --response-bytes N]\n"
+"               [--unloaded N] [--output FILE]\n"
 "               [--seed X] [--bpages B] [--ipv6]\n"
 "See util/README.md.\n";
 }
@@ -60,7 +63,8 @@ bool parse_options(const std::vector<std::string> &args, Options *o,
 		"--threads-per-port"};
 	static const std::set<std::string> client_only = {
 		"--servers", "--server-ports", "--workload", "--gbps",
-		"--client-max", "--seconds", "--one-way", "--unloaded",
+		"--client-max", "--seconds", "--one-way", "--response-bytes",
+		"--unloaded",
 		"--output", "--seed", "--workload-dir"};
 	static const std::set<std::string> flags = {"--ipv6", "--one-way"};
 	bool protocol_set = false, first_port_set = false;
@@ -132,6 +136,13 @@ bool parse_options(const std::vector<std::string> &args, Options *o,
 			o->ipv6 = true;
 		} else if (name == "--one-way") {
 			o->one_way = true;
+		} else if (name == "--response-bytes") {
+			if (!parse_int(val, 1, kMaxMessage, &n)) {
+				*err = bad + " (want 1.." +
+				       std::to_string(kMaxMessage) + ")";
+				return false;
+			}
+			o->response_bytes = static_cast<int>(n);
 		} else if (name == "--ports") {
 			if (!parse_int(val, 1, 1000, &n)) {
 				*err = bad + " (want 1..1000)";
@@ -235,6 +246,10 @@ bool parse_options(const std::vector<std::string> &args, Options *o,
 	}
 	if (!protocol_set) {
 		*err = "--protocol homa|tcp is required";
+		return false;
+	}
+	if (o->one_way && o->response_bytes >= 0) {
+		*err = "--one-way and --response-bytes exclude each other";
 		return false;
 	}
 	if (o->mode == Options::kClient && o->servers.empty()) {

@@ -26,6 +26,7 @@ struct Options {
 	int client_max = 20;
 	double seconds = 10;
 	bool one_way = false;
+	int response_bytes = -1;	// --response-bytes (-1: not given)
 	int unloaded = 0;
 	std::string output;
 	bool seed_set = false;

@@ -256,9 +256,14 @@ void homa_server_thread(int fd, char *region)
 			decode_header(reinterpret_cast<uint8_t *>(region) +
 					      ra.bpage_offsets[0],
 				      &len, &flags);
-		if (len == n && (flags & kFlagOneWay)) {
+		// The flags count only in a request that starts with a header
+		// (its length field is the message's length).
+		uint32_t reply = static_cast<uint32_t>(n);
+		if (len == n)
+			reply = std::min(reply_length(len, flags), kMaxMessage);
+		if (reply != n) {
 			iov[0].iov_base = g_payload;
-			iov[0].iov_len = kOneWayReply;
+			iov[0].iov_len = reply;
 			cnt = 1;
 		} else {
 			size_t left = static_cast<size_t>(n);
@@ -315,9 +320,10 @@ void tcp_server_conn(int fd)
 			break;
 		}
 		for (auto &m : msgs) {
-			uint32_t reply = (m.flags & kFlagOneWay) ? kOneWayReply
-							       : m.length;
-			enc.push(reply, 0);
+			// Longer than the payload source: send the most there is
+			// (the client counts a wrong length as an error).
+			enc.push(std::min(reply_length(m.length, m.flags),
+					  kMaxMessage), 0);
 		}
 		if (!write_all(fd, &enc))
 			break;
@@ -451,15 +457,14 @@ protected:
 	void note_sent(uint32_t length);
 	uint32_t expected_reply(uint32_t req_len) const
 	{
-		if (!o_.one_way)
+		// Homa requests shorter than a header carry no flags: echoed.
+		if (!framed_ && req_len < kHeaderSize)
 			return req_len;
-		// Homa requests shorter than a header carry no flags.
-		return framed_ || req_len >= kHeaderSize ? kOneWayReply
-							 : req_len;
+		return reply_length(req_len, request_flags());
 	}
 	uint32_t request_flags() const
 	{
-		return o_.one_way ? kFlagOneWay : 0;
+		return cpnode::request_flags(o_.one_way, o_.response_bytes);
 	}
 
 	const Options &o_;
@@ -970,10 +975,14 @@ int run_client(const Options &o)
 	uint64_t seed = o.seed;
 	if (!o.seed_set)
 		seed = (static_cast<uint64_t>(getpid()) << 32) ^ now_ns();
+	std::string replies = o.response_bytes >= 0
+				      ? std::to_string(o.response_bytes)
+				      : o.one_way ? "one-way" : "echo";
 	printf("client: protocol=%s workload=%s mean_bytes=%.0f ports=%d "
-	       "destinations=%zu client_max=%d gbps=%.3f seed=%" PRIu64 "\n",
+	       "destinations=%zu client_max=%d gbps=%.3f replies=%s seed=%"
+	       PRIu64 "\n",
 	       o.tcp ? "tcp" : "homa", o.workload.c_str(), w.mean(), o.ports,
-	       dests.size(), o.client_max, o.gbps, seed);
+	       dests.size(), o.client_max, o.gbps, replies.c_str(), seed);
 	fflush(stdout);
 
 	block_signals();

@@ -33,6 +33,25 @@ void decode_header(const uint8_t *in, uint32_t *length, uint32_t *flags)
 	*flags = get32(in + 4);
 }
 
+uint32_t request_flags(bool one_way, int64_t reply_length)
+{
+	if (reply_length >= 0)
+		return kFlagReplyLength |
+		       static_cast<uint32_t>(std::min<int64_t>(
+			       reply_length, kMaxReplyLength))
+			       << kReplyLengthShift;
+	return one_way ? kFlagOneWay : 0;
+}
+
+uint32_t reply_length(uint32_t length, uint32_t flags)
+{
+	if (flags & kFlagReplyLength)
+		return flags >> kReplyLengthShift;
+	if (flags & kFlagOneWay)
+		return kOneWayReply;
+	return length;
+}
+
 bool FrameEncoder::push(uint32_t length, uint32_t flags)
 {
 	if (length > src_len_)

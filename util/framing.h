@@ -21,9 +21,23 @@ constexpr size_t kHeaderSize = 8;
 // Request flag: the server answers with kOneWayReply bytes, not an echo.
 constexpr uint32_t kFlagOneWay = 1;
 constexpr uint32_t kOneWayReply = 100;
+// Request flag: the server answers with the number of bytes held in bits
+// kReplyLengthShift..31 of the flags (at most kMaxReplyLength); it takes
+// precedence over kFlagOneWay.
+constexpr uint32_t kFlagReplyLength = 2;
+constexpr int kReplyLengthShift = 8;
+constexpr uint32_t kMaxReplyLength = 0xffffffu;
 
 void encode_header(uint8_t *out, uint32_t length, uint32_t flags);
 void decode_header(const uint8_t *in, uint32_t *length, uint32_t *flags);
+
+// The flags of a request: an echo (neither @one_way nor @reply_length
+// given), a kOneWayReply-byte reply, or (@reply_length >= 0, at most
+// kMaxReplyLength) a reply of @reply_length bytes.
+uint32_t request_flags(bool one_way, int64_t reply_length);
+// How many bytes the server answers a request of @length bytes with
+// @flags.
+uint32_t reply_length(uint32_t length, uint32_t flags);
 
 // Outgoing stream of framed messages whose payload bytes are taken from
 // a caller-owned source buffer (byte i of a payload is source[i]), for

@@ -72,6 +72,239 @@ class ParseTest(unittest.TestCase):
         self.assertEqual(cvt.parse_rtts(text), [(100, 5000), (2000, 7)])
 
 
+QDISC_ALL = textwrap.dedent('''\
+    qdisc noqueue 0: dev lo root refcnt 2 
+     Sent 0 bytes 0 pkt (dropped 0, overlimits 0 requeues 0) 
+     backlog 0b 0p requeues 0
+    qdisc tbf 1: dev p0 root refcnt 3 rate 16Mbit burst 4540b lat 63.3ms 
+     Sent 34303975 bytes 168090 pkt (dropped 1025, overlimits 115131 requeues 0) 
+     backlog 0b 0p requeues 0
+    qdisc bfifo 15: dev p0 parent 10:5 limit 128Kb
+     Sent 0 bytes 0 pkt (dropped 0, overlimits 0 requeues 0) 
+     backlog 0b 0p requeues 0
+    qdisc prio 10: dev p0 parent 1:1 bands 8 priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+     Sent 34303975 bytes 168090 pkt (dropped 1025, overlimits 0 requeues 0) 
+     backlog 0b 0p requeues 0
+    qdisc bfifo 18: dev p0 parent 10:8 limit 128Kb
+     Sent 13318218 bytes 8890 pkt (dropped 1000, overlimits 0 requeues 0) 
+     backlog 0b 0p requeues 0
+    qdisc bfifo 11: dev p0 parent 10:1 limit 128Kb
+     Sent 20985757 bytes 159200 pkt (dropped 25, overlimits 0 requeues 0) 
+     backlog 0b 0p requeues 0
+    qdisc tbf 1: dev p1 root refcnt 3 rate 16Mbit burst 4540b lat 63.3ms 
+     Sent 72898981 bytes 181647 pkt (dropped 5311, overlimits 291148 requeues 0) 
+     backlog 0b 0p requeues 0
+    ''')
+
+
+class IncastParseTest(unittest.TestCase):
+    def test_homa_metrics(self):
+        m = cvt.parse_homa_metrics(
+            'pkts_rx_data                             1234  DATA packets '
+            'received\nincast_marked                               7  '
+            'requests sent marked for incast control\n\ngarbage line\n'
+            'Bad 3 x\n')
+        self.assertEqual(m, {'pkts_rx_data': 1234, 'incast_marked': 7})
+        self.assertEqual(cvt.parse_homa_metrics(None), {})
+
+    def test_metrics_delta(self):
+        d = cvt.metrics_delta({'a': 5, 'b': 2, 'gone': 9},
+                              {'a': 12, 'b': 2, 'new': 4})
+        self.assertEqual(d, {'a': 7, 'b': 0, 'new': 4})
+
+    def test_qdisc_stats(self):
+        qs = cvt.parse_qdisc_stats(QDISC_ALL)
+        self.assertEqual(len(qs), 7)
+        tbf = qs[1]
+        self.assertEqual((tbf['kind'], tbf['handle'], tbf['dev'],
+                          tbf['parent']), ('tbf', '1:', 'p0', None))
+        self.assertEqual((tbf['sent_bytes'], tbf['sent_pkts'],
+                          tbf['dropped'], tbf['overlimits']),
+                         (34303975, 168090, 1025, 115131))
+        self.assertEqual(qs[2]['parent'], '10:5')
+
+    def test_qdisc_drops_root_and_leaves(self):
+        root, leaves = cvt.qdisc_drops(QDISC_ALL, 'p0')
+        self.assertEqual(root, 1025)
+        # The prio qdisc (10:) is not a leaf although it dropped.
+        self.assertEqual(leaves, {'18:': 1000, '11:': 25})
+        self.assertEqual(cvt.qdisc_drops(QDISC_ALL, 'p1'), (5311, {}))
+        self.assertEqual(cvt.qdisc_drops(QDISC_ALL, 'p7'), (None, {}))
+
+    def test_qdisc_drops_one_device_text(self):
+        # `tc -s qdisc show dev eth0` names no device.
+        text = ('qdisc tbf 1: root refcnt 2 rate 16Mbit burst 4542b\n'
+                ' Sent 10 bytes 1 pkt (dropped 3, overlimits 0 '
+                'requeues 0)\n')
+        self.assertEqual(cvt.qdisc_drops(text, 'eth0'), (3, {}))
+
+    def test_band_drops(self):
+        # Leaves under prio 10: by their parent 10:M -> band M-1; the
+        # tbf root and the prio qdisc itself are not bands.
+        self.assertEqual(cvt.band_drops(QDISC_ALL, 'p0'),
+                         {4: 0, 7: 1000, 0: 25})
+        self.assertEqual(cvt.band_drops(QDISC_ALL, 'p1'), {})
+        text = ('qdisc prio 20: root bands 16\n'
+                ' Sent 1 bytes 1 pkt (dropped 0, overlimits 0 requeues 0)\n'
+                'qdisc bfifo 30: parent 20:c limit 1Kb\n'
+                ' Sent 1 bytes 1 pkt (dropped 9, overlimits 0 requeues 0)\n')
+        self.assertEqual(cvt.band_drops(text, 'eth0'), {11: 9})
+
+    def test_band_drops_between(self):
+        before = QDISC_ALL.replace('dropped 1000,', 'dropped 400,')
+        self.assertEqual(cvt.band_drops_between(before, QDISC_ALL, 'p0'),
+                         {4: 0, 7: 600, 0: 0})
+        self.assertEqual(cvt.band_drops_between(QDISC_ALL, before, 'p0'),
+                         {4: 0, 7: 400, 0: 0})
+        self.assertEqual(cvt.band_drops_between('', QDISC_ALL, 'p0'), {})
+
+    def test_drops_between(self):
+        before = QDISC_ALL.replace('dropped 1025,', 'dropped 1000,', 1)
+        self.assertEqual(cvt.drops_between(before, QDISC_ALL, 'p0'), 25)
+        # A qdisc rebuilt in between restarts from 0.
+        self.assertEqual(cvt.drops_between(QDISC_ALL, before, 'p0'), 1000)
+        self.assertIsNone(cvt.drops_between(None, QDISC_ALL, 'p0'))
+        self.assertIsNone(cvt.drops_between(QDISC_ALL, QDISC_ALL, 'p9'))
+
+
+class HomaSysctlTest(unittest.TestCase):
+    def test_variant_and_defaults(self):
+        cfg = cvt.parse_args(['--mode', 'incast'])
+        self.assertEqual(cvt.homa_sysctls(cfg, 'homa-noincast',
+                                          {'incast_threshold': '32'}),
+                         ['incast_threshold=0'])
+        # Back to the value before the variant for plain Homa.
+        self.assertEqual(cvt.homa_sysctls(cfg, 'homa',
+                                          {'incast_threshold': '32'}),
+                         ['incast_threshold=32'])
+        self.assertEqual(cvt.homa_sysctls(cfg, 'homa'), [])
+
+    def test_user_settings(self):
+        cfg = cvt.parse_args(['--mode', 'incast', '--homa-sysctl',
+                              'incast_threshold=8', '--homa-sysctl',
+                              'unsched_bytes=20000'])
+        self.assertEqual(cvt.homa_sysctls(cfg, 'homa',
+                                          {'incast_threshold': '32'}),
+                         ['incast_threshold=8', 'unsched_bytes=20000'])
+        # The variant's own setting comes last, so it wins.
+        self.assertEqual(cvt.homa_sysctls(cfg, 'homa-noincast',
+                                          {'incast_threshold': '32'}),
+                         ['incast_threshold=8', 'unsched_bytes=20000',
+                          'incast_threshold=0'])
+        a = cvt.testbed_args(cfg, 'homa-noincast')
+        self.assertEqual(a[-2:], ['--homa', 'incast_threshold=0'])
+
+    def test_hosts_runner_sets_and_restores(self):
+        class Rec(cvt.HostsRunner):
+            def __init__(self, hosts):
+                super().__init__(hosts, '/x/cp_node')
+                self.cmds = []
+
+            def run(self, i, argv, timeout=120):
+                self.cmds.append((i, argv))
+                if argv[:2] == ['sysctl', '-n']:
+                    return 0, '32\n'
+                return 0, ''
+        r = Rec(cvt.parse_hosts_file('a\nb\n'))
+        cfg = cvt.parse_args(['--mode', 'incast'])
+        r.prepare('homa', cfg)
+        self.assertEqual(r.cmds, [])
+        r.prepare('homa-noincast', cfg)
+        writes = [(i, a) for i, a in r.cmds if a[:2] == ['sysctl', '-qw']]
+        self.assertEqual(writes, [
+            (0, ['sysctl', '-qw', 'net.homa.incast_threshold=0']),
+            (1, ['sysctl', '-qw', 'net.homa.incast_threshold=0'])])
+        r.cmds = []
+        r.prepare('tcp', cfg)
+        self.assertEqual(r.cmds, [
+            (0, ['sysctl', '-qw', 'net.homa.incast_threshold=32']),
+            (1, ['sysctl', '-qw', 'net.homa.incast_threshold=32'])])
+        r.cmds = []
+        r.prepare('homa-noincast', cfg)
+        r.restore()
+        self.assertEqual(r.cmds[-1], (1, ['sysctl', '-qw',
+                                          'net.homa.incast_threshold=32']))
+
+
+class IncastTableTest(unittest.TestCase):
+    CFG = {'client_max': 64, 'request_bytes': 100, 'response_bytes': 100000,
+           'mbps': 16, 'seconds': 20}
+
+    def rec(self, proto, metrics=True):
+        rec = {'protocol': proto,
+               'loaded': [{'file': 'x', 'summary': {
+                   'rpcs': 380, 'errors': 2, 'seconds': 20.0,
+                   'gbps_out': 0.0000152, 'gbps_in': 0.015,
+                   'cpu_user_s': 0.1, 'cpu_sys_s': 0.2}}],
+               'switch_drops': {'p0': 40, 'p1': 0},
+               'uplink_drops': {'h0': 5, 'h1': 1, 'h2': None, 'h3': 2},
+               'cpu_busy': [0.5, None]}
+        if metrics:
+            rec['homa_metrics'] = {
+                '0': {'incast_marked': 350, 'resends_sent': 10,
+                      'data_resent': 1, 'rpc_timeouts': 2,
+                      'incast_responses': 0},
+                '1': {'incast_responses': 100, 'resends_sent': 1,
+                      'data_resent': 20},
+                '2': {'incast_responses': 240, 'rpc_timeouts': 1}}
+            rec['homa_sysctls'] = ['incast_threshold=0']
+        return rec
+
+    def test_row(self):
+        rtts = sorted(range(1, 101))
+        r = cvt.incast_row(self.rec('homa'), self.CFG,
+                           [x * 1000000 for x in rtts], {0: 4, 7: 36})
+        self.assertEqual((r['rpcs'], r['errors']), (380, 2))
+        self.assertAlmostEqual(r['goodput_mbps'], 15.2)
+        self.assertAlmostEqual(r['link_share'], 0.95)
+        self.assertEqual((r['p50_ms'], r['p99_ms']), (50, 99))
+        self.assertEqual(r['switch_drops_to_client'], 40)
+        self.assertEqual(r['band0_drops'], 4)
+        self.assertEqual(r['switch_drops_by_band'], {0: 4, 7: 36})
+        self.assertEqual(r['server_uplink_drops'], 3)   # h0 is the client
+        self.assertEqual(r['incast_marked'], 350)       # the client's only
+        self.assertEqual(r['incast_responses'], 340)    # the servers'
+        self.assertEqual(r['resends_sent'], 11)         # every host's
+        self.assertEqual(r['data_resent'], 21)
+        self.assertEqual(r['rpc_timeouts'], 3)
+        self.assertEqual(r['cpu_busy'], [0.5])
+
+    def test_row_tcp_without_switch(self):
+        rec = self.rec('tcp', metrics=False)
+        del rec['switch_drops'], rec['uplink_drops']
+        r = cvt.incast_row(rec, dict(self.CFG, mbps=0), [])
+        self.assertIsNone(r['switch_drops_to_client'])
+        self.assertIsNone(r['band0_drops'])
+        self.assertIsNone(r['server_uplink_drops'])
+        self.assertIsNone(r['link_share'])
+        self.assertIsNone(r['p50_ms'])
+        self.assertNotIn('incast_marked', r)
+
+    def test_table(self):
+        rows = [cvt.incast_row(self.rec('homa'), self.CFG, [2000000],
+                               {0: 4, 7: 36}),
+                cvt.incast_row(self.rec('tcp', metrics=False), self.CFG,
+                               []),
+                {'config': 'homa-noincast', 'failed': 'boom'}]
+        t = cvt.incast_table(rows, self.CFG, 8)
+        self.assertIn('7 servers (h1..h7)', t[0])
+        self.assertIn('100000 B responses', t[0])
+        homa = t[2].split()
+        self.assertEqual(homa[:8], ['homa', '380', '2', '15.20', '95%',
+                                    '2.0', '2.0', '40'])
+        self.assertEqual(homa[8:], ['4', '3', '350', '340', '11', '21',
+                                    '3'])
+        tcp = t[3].split()
+        self.assertEqual(tcp[0], 'tcp')
+        self.assertEqual(tcp[5:7], ['-', '-'])
+        self.assertEqual(tcp[-5:], ['-'] * 5)
+        self.assertEqual(tcp[8], '-')     # no band drops given
+        self.assertEqual(t[4], 'homa-noincast  failed: boom')
+        self.assertIn('homa: machine CPU 50% busy; net.homa '
+                      'incast_threshold=0', t)
+        self.assertIn('tcp: machine CPU 50% busy', t)
+
+
 class BaselineTest(unittest.TestCase):
     def test_median_per_size(self):
         b = cvt.make_baseline([(100, 30), (100, 10), (100, 20),
@@ -226,6 +459,18 @@ class MiscTest(unittest.TestCase):
                          (1000000, 10.0, ['homa', 'tcp']))
         cfg = cvt.parse_args(['--mode', 'throughput'])
         self.assertEqual(cfg.message_bytes, 500000)
+        cfg = cvt.parse_args(['--mode', 'incast'])
+        self.assertEqual((cfg.hosts, cfg.mbps, cfg.seconds, cfg.client_max,
+                          cfg.request_bytes, cfg.response_bytes),
+                         (8, 16, 20, 64, 100, 100000))
+        self.assertEqual(cfg.protocols, ['homa', 'homa-noincast', 'tcp'])
+
+    def test_incast_bad_sizes(self):
+        for args in (['--request-bytes', '4'], ['--response-bytes', '0'],
+                     ['--response-bytes', '1000001'], ['--hosts', '1']):
+            with contextlib.redirect_stderr(io.StringIO()), \
+                    self.assertRaises(SystemExit, msg=args):
+                cvt.parse_args(['--mode', 'incast'] + args)
 
 
 FAKE_CP_NODE = r'''#!PYTHON
@@ -265,17 +510,33 @@ print('summary: rpcs=%d errors=0 seconds=1.0 kops=0.20 gbps_out=0.010 '
 
 
 class FakeRunner(cvt.HostsRunner):
-    """Local hosts; congestion-control changes are recorded, not made."""
+    """Local hosts; congestion-control changes are recorded, not made.
+    Homa metrics and the switch's queues count up by a fixed step per
+    reading."""
 
     def __init__(self, hosts, cp_node):
         super().__init__(hosts, cp_node)
         self.prepared = []
+        self.readings = 0
 
     def prepare(self, proto, cfg):
         self.prepared.append(proto)
 
     def restore(self, i=None):
         pass
+
+    def homa_metrics(self):
+        self.readings += 1
+        k = self.readings
+        return {i: {'incast_marked': 100 * k if i == 0 else 0,
+                    'incast_responses': 0 if i == 0 else 10 * k,
+                    'resends_sent': k} for i in range(self.n())}
+
+    def switch_qdisc(self):
+        self.readings += 1
+        return QDISC_ALL.replace(
+            'dropped 1025,', 'dropped %d,' % (7 * self.readings), 1).replace(
+            'dropped 25,', 'dropped %d,' % (3 * self.readings), 1)
 
 
 class ExperimentTest(unittest.TestCase):
@@ -342,6 +603,33 @@ class ExperimentTest(unittest.TestCase):
         # per client.
         self.assertAlmostEqual(report['points'][2]['offered_mbps'], 38.4)
         self.assertAlmostEqual(report['points'][2]['achieved_mbps'], 30.0)
+
+    def test_incast(self):
+        runner, report, out = self.run_mode(['--mode', 'incast',
+                                             '--seconds', '1'])
+        self.assertEqual(runner.prepared, ['homa', 'homa-noincast', 'tcp'])
+        self.assertEqual(list(report['configs']),
+                         ['homa', 'homa-noincast', 'tcp'])
+        homa = report['configs']['homa']
+        self.assertEqual(homa['rpcs'], 200)
+        # Readings: metrics (1), switch (2), switch (3), metrics (4).
+        self.assertEqual(homa['switch_drops_to_client'], 7)
+        self.assertEqual(homa['band0_drops'], 3)
+        self.assertTrue(os.path.exists(os.path.join(
+            out, 'tcp-incast-qdisc-after.txt')))
+        self.assertEqual(homa['incast_marked'], 300)
+        self.assertEqual(homa['incast_responses'], 2 * 30)
+        self.assertEqual(homa['resends_sent'], 3 * 3)
+        self.assertNotIn('incast_marked', report['configs']['tcp'])
+        self.assertTrue(report['table'][0].startswith('Incast:'))
+        self.assertTrue(os.path.exists(os.path.join(
+            out, 'homa-noincast-incast.rtt')))
+        # The client on h0; servers on the other hosts only.
+        self.assertFalse(os.path.exists(os.path.join(
+            out, 'homa-server-h0.log')))
+        self.assertTrue(os.path.exists(os.path.join(
+            out, 'tcp-server-h2.log')))
+        self.assertEqual(report['configs']['homa-noincast']['rpcs'], 200)
 
     def test_loss(self):
         _, report, _ = self.run_mode(['--mode', 'loss', '--seconds', '1'])

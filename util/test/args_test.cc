@@ -82,6 +82,7 @@ TEST(Args, parse_options__client_defaults)
 	EXPECT_EQ(o.client_max, 20);
 	EXPECT_EQ(o.seconds, 10);
 	EXPECT_FALSE(o.one_way);
+	EXPECT_EQ(o.response_bytes, -1);
 	EXPECT_EQ(o.unloaded, 0);
 	EXPECT_EQ(o.output, "");
 	EXPECT_FALSE(o.seed_set);
@@ -113,6 +114,27 @@ TEST(Args, parse_options__client_all)
 	EXPECT_TRUE(o.ipv6);
 	EXPECT_EQ(o.workload_dir, "/w");
 	EXPECT_EQ(o.bpages, 20);
+}
+
+TEST(Args, parse_options__response_bytes)
+{
+	Options o = good("client --protocol homa --servers a "
+			 "--response-bytes 100000 --workload 100");
+	EXPECT_EQ(o.response_bytes, 100000);
+	EXPECT_FALSE(o.one_way);
+	o = good("client --protocol tcp --servers a --response-bytes=1");
+	EXPECT_EQ(o.response_bytes, 1);
+	o = good("client --protocol tcp --servers a --response-bytes 1000000");
+	EXPECT_EQ(o.response_bytes, 1000000);
+	bad("client --protocol homa --servers a --response-bytes 0");
+	bad("client --protocol homa --servers a --response-bytes 1000001");
+	bad("client --protocol homa --servers a --response-bytes -5");
+	bad("client --protocol homa --servers a --response-bytes 1k");
+	bad("client --protocol homa --servers a --response-bytes");
+	bad("server --protocol homa --response-bytes 100");	// client only
+	std::string err = bad("client --protocol homa --servers a --one-way "
+			      "--response-bytes 10");
+	EXPECT_NE(err.find("--one-way"), std::string::npos) << err;
 }
 
 TEST(Args, parse_options__equals_form)

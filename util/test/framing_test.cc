@@ -162,3 +162,58 @@ TEST(Framing, decoder__rejects_oversized)
 	EXPECT_FALSE(dec.feed(b, sizeof(b), &got));
 	EXPECT_TRUE(got.empty());
 }
+
+TEST(Framing, request_flags__echo_one_way_and_sized)
+{
+	EXPECT_EQ(request_flags(false, -1), 0u);
+	EXPECT_EQ(request_flags(true, -1), kFlagOneWay);
+	uint32_t f = request_flags(false, 100000);
+	EXPECT_TRUE(f & kFlagReplyLength);
+	EXPECT_FALSE(f & kFlagOneWay);
+	EXPECT_EQ(f >> kReplyLengthShift, 100000u);
+	// A sized reply wins over one-way; lengths past the field saturate.
+	EXPECT_EQ(request_flags(true, 7), request_flags(false, 7));
+	EXPECT_EQ(request_flags(false, 0x7fffffff) >> kReplyLengthShift,
+		  kMaxReplyLength);
+}
+
+TEST(Framing, reply_length__per_flag)
+{
+	EXPECT_EQ(reply_length(5000, 0), 5000u);
+	EXPECT_EQ(reply_length(5000, kFlagOneWay), kOneWayReply);
+	EXPECT_EQ(reply_length(100, request_flags(false, 100000)), 100000u);
+	EXPECT_EQ(reply_length(100, request_flags(true, 1)), 1u);
+	EXPECT_EQ(reply_length(100, request_flags(false, 1000000)), 1000000u);
+	EXPECT_EQ(reply_length(100, request_flags(false, kMaxReplyLength)),
+		  kMaxReplyLength);
+	// Unknown flag bits alone leave an echo.
+	EXPECT_EQ(reply_length(42, 0x80), 42u);
+}
+
+TEST(Framing, reply_length__survives_the_stream)
+{
+	// A request's sized-reply flags cross the TCP framing intact.
+	uint8_t src[200] = {0};
+	FrameEncoder enc(src, sizeof(src));
+	ASSERT_TRUE(enc.push(100, request_flags(false, 123456)));
+	ASSERT_TRUE(enc.push(8, request_flags(true, -1)));
+	std::string stream;
+	struct iovec iov[4];
+	while (!enc.empty()) {
+		int cnt = enc.fill_iov(iov, 4);
+		size_t n = 0;
+		for (int i = 0; i < cnt; i++) {
+			stream.append(static_cast<char *>(iov[i].iov_base),
+				      iov[i].iov_len);
+			n += iov[i].iov_len;
+		}
+		enc.advance(n);
+	}
+	FrameDecoder dec(1000);
+	std::vector<FrameDecoder::Message> got;
+	ASSERT_TRUE(dec.feed(reinterpret_cast<const uint8_t *>(stream.data()),
+			     stream.size(), &got));
+	ASSERT_EQ(got.size(), 2u);
+	EXPECT_EQ(reply_length(got[0].length, got[0].flags), 123456u);
+	EXPECT_EQ(reply_length(got[1].length, got[1].flags), kOneWayReply);
+}
