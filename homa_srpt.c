@@ -219,6 +219,46 @@ static u32 homa_srpt_oldest(const struct homa_srpt_cand *cands, u32 n,
 	return best;
 }
 
+/*
+ * The FIFO share: once @fifo has saved up a grant's worth of credit, the
+ * oldest message outside the SRPT set (@ranked, @active) gets up to
+ * fifo_increment more bytes, within *@budget (reduced by what it takes).
+ * Sets *@victim (n if none) and *@offset; returns the bytes granted.
+ */
+static u64 homa_srpt_fifo_pick(const struct homa_srpt_params *p,
+			       struct homa_srpt_fifo *fifo,
+			       const struct homa_srpt_cand *cands, u32 n,
+			       const u32 *ranked, u32 active, u64 *budget,
+			       u32 *victim, u32 *offset)
+{
+	u32 frac = p->fifo_fraction < 1000 ? p->fifo_fraction : 1000;
+	u64 threshold = (u64)p->fifo_increment * (1000 - frac);
+	const struct homa_srpt_cand *c;
+	u64 target, bytes;
+	u32 base;
+
+	*victim = n;
+	if (frac == 0 || p->fifo_increment == 0 || fifo->credit < threshold)
+		return 0;
+	*victim = homa_srpt_oldest(cands, n, ranked, active);
+	if (*victim == n) {
+		/* Nobody is waiting: keep one grant's worth only. */
+		fifo->credit = threshold;
+		return 0;
+	}
+	c = &cands[*victim];
+	base = homa_srpt_base(c);
+	target = (u64)base + p->fifo_increment;
+	if (target > c->length)
+		target = c->length;
+	bytes = target - base;
+	if (bytes > *budget)
+		bytes = *budget;
+	*budget -= bytes;
+	*offset = base + (u32)bytes;
+	return bytes;
+}
+
 /**
  * homa_srpt_grants() - Decide every grant to send now.
  * @p: the configuration.
@@ -256,7 +296,7 @@ u32 homa_srpt_grants(const struct homa_srpt_params *p,
 {
 	u32 ranked[HOMA_SRPT_MAX_OVERCOMMIT];
 	u64 total, budget, extra, target, threshold;
-	u64 srpt_bytes = 0, fifo_bytes = 0;
+	u64 srpt_bytes = 0, fifo_bytes;
 	u32 active, window, frac, victim, base, r, num_out = 0;
 	const struct homa_srpt_cand *c;
 	u32 fifo_offset = 0;
@@ -268,25 +308,8 @@ u32 homa_srpt_grants(const struct homa_srpt_params *p,
 
 	frac = p->fifo_fraction < 1000 ? p->fifo_fraction : 1000;
 	threshold = (u64)p->fifo_increment * (1000 - frac);
-	victim = n;
-	if (frac != 0 && p->fifo_increment != 0 && fifo->credit >= threshold) {
-		victim = homa_srpt_oldest(cands, n, ranked, active);
-		if (victim == n) {
-			/* Nobody is waiting: keep one grant's worth only. */
-			fifo->credit = threshold;
-		} else {
-			c = &cands[victim];
-			base = homa_srpt_base(c);
-			target = (u64)base + p->fifo_increment;
-			if (target > c->length)
-				target = c->length;
-			fifo_bytes = target - base;
-			if (fifo_bytes > budget)
-				fifo_bytes = budget;
-			budget -= fifo_bytes;
-			fifo_offset = base + (u32)fifo_bytes;
-		}
-	}
+	fifo_bytes = homa_srpt_fifo_pick(p, fifo, cands, n, ranked, active,
+					 &budget, &victim, &fifo_offset);
 
 	for (r = 0; r < active; r++) {
 		c = &cands[ranked[r]];
