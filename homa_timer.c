@@ -60,9 +60,15 @@ static bool homa_timer_waiting(struct homa_rpc *rpc, bool *receiving)
 		       rpc->msgout.next_xmit_offset >= rpc->msgout.length;
 	}
 	/*
-	 * A client always waits for its server: for grants while it sends
-	 * (sendmsg sends all it may at once), then for the response.
+	 * A client that still has granted bytes of its request to send is
+	 * not waiting for its server: the pacer holds them back, and the
+	 * silence is its own doing (a RESEND now could only bring an
+	 * RPC_UNKNOWN from a server its request has not reached, and a
+	 * restart). Otherwise it waits: for grants, then for the response.
 	 */
+	if (rpc->msgout.length >= 0 &&
+	    rpc->msgout.next_xmit_offset < rpc->msgout.granted)
+		return false;
 	*receiving = true;
 	return true;
 }
