@@ -29,6 +29,9 @@
 /* Most slack the thread's timed sleeps allow the hrtimer. */
 #define HOMA_PACER_MAX_SLACK_NS 50000
 
+/* Most throttled packets the timer sends per tick to help the thread. */
+#define HOMA_PACER_HELP_PKTS 8
+
 /* The pacer's view of the namespace's configuration. */
 static void homa_pacer_params(struct homa_net *hnet,
 			      struct homa_pace_params *p)
@@ -373,9 +376,12 @@ static int homa_pacer_main(void *arg)
 }
 
 /**
- * homa_pacer_tick() - End an interval of the adaptive unscheduled window
- * (called by the timer every tick): halve it if too few unscheduled bytes
- * went out while messages were throttled, grow it back when none are.
+ * homa_pacer_tick() - Called by the timer every tick. Sends a few
+ * throttled packets if the queue has room (the thread is an ordinary
+ * thread: on a busy host it may not run for a while, and its messages
+ * must not stall), and ends an interval of the adaptive unscheduled
+ * window: halves it if too few unscheduled bytes went out while messages
+ * were throttled, grows it back when none are.
  * @hnet: the namespace's Homa host.
  */
 void homa_pacer_tick(struct homa_net *hnet)
@@ -383,6 +389,11 @@ void homa_pacer_tick(struct homa_net *hnet)
 	struct homa_pacer *pacer = &hnet->pacer;
 	u32 max = READ_ONCE(hnet->config.unsched_bytes);
 	u32 before, after;
+	int i;
+
+	for (i = 0; i < HOMA_PACER_HELP_PKTS && !homa_pacer_idle(pacer); i++)
+		if (homa_pacer_step(hnet))
+			break;
 
 	spin_lock_bh(&pacer->lock);
 	before = pacer->unsched.window;
