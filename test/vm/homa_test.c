@@ -492,6 +492,31 @@ static void note_request(const union sockaddr_homa *from, __u64 id)
 	}
 }
 
+/*
+ * Wait for the next request on server socket @fd (retrying after signals;
+ * any other error ends the program, reported as from @who) and gather it
+ * into @buf. Returns its length.
+ */
+static int recv_request(int fd, const char *region,
+			struct homa_recvmsg_args *ra, union sockaddr_homa *from,
+			char *buf, const char *who)
+{
+	int len;
+
+	for (;;) {
+		ra->id = 0;
+		len = do_recv(fd, ra, from, 0);
+		if (len >= 0)
+			break;
+		if (errno != EINTR) {
+			printf("# %s recvmsg: %s\n", who, strerror(errno));
+			exit(1);
+		}
+	}
+	gather(region, ra, len, buf);
+	return len;
+}
+
 static void cmd_server(int family, int port)
 {
 	int fd = homa_socket(family);
@@ -508,15 +533,7 @@ static void cmd_server(int family, int port)
 	fflush(stdout);
 	memset(&ra, 0, sizeof(ra));
 	for (;;) {
-		ra.id = 0;
-		len = do_recv(fd, &ra, &from, 0);
-		if (len < 0) {
-			if (errno == EINTR)
-				continue;
-			printf("# server recvmsg: %s\n", strerror(errno));
-			exit(1);
-		}
-		gather(region, &ra, len, buf);
+		len = recv_request(fd, region, &ra, &from, buf, "server");
 		note_request(&from, ra.id);
 		memset(&sa, 0, sizeof(sa));
 		sa.id = ra.id;
@@ -650,15 +667,7 @@ static void cmd_sink(int port)
 	printf("serving %d\n", port);
 	memset(&ra, 0, sizeof(ra));
 	for (;;) {
-		ra.id = 0;
-		len = do_recv(fd, &ra, &from, 0);
-		if (len < 0) {
-			if (errno == EINTR)
-				continue;
-			printf("# sink recvmsg: %s\n", strerror(errno));
-			exit(1);
-		}
-		gather(region, &ra, len, buf);
+		len = recv_request(fd, region, &ra, &from, buf, "sink");
 		for (i = 0; i < len; i++)
 			if (buf[i] != sink_byte(i))
 				break;
