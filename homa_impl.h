@@ -179,6 +179,13 @@ struct homa_peer {
 	 * (0: none yet); written under @lock, read with READ_ONCE().
 	 */
 	u32 sched_window;
+
+	/**
+	 * @rto_ns: srtt + 4 x rttvar of @rtt at the last sample (0: none
+	 * yet), so that the timer needs no lock; written under @lock, read
+	 * with READ_ONCE().
+	 */
+	u64 rto_ns;
 };
 
 /**

@@ -30,6 +30,7 @@ static void homa_peer_rtt_sample(struct homa_peer *peer, u64 ns)
 	homa_rtt_sample(&peer->rtt, ns);
 	WRITE_ONCE(peer->sched_window,
 		   homa_rtt_sched_window(&peer->rtt, mbps));
+	WRITE_ONCE(peer->rto_ns, (peer->rtt.srtt + 4 * peer->rtt.rttvar) ? : 1);
 	spin_unlock_bh(&peer->lock);
 	homa_metric_inc(peer->hnet, HOMA_M_rtt_samples);
 }
@@ -103,14 +104,11 @@ u32 homa_peer_resend_ticks(struct homa_peer *peer)
 	u64 min_ns = (u64)READ_ONCE(cfg->rtt_resend_min_us) * NSEC_PER_USEC;
 	u64 max_ns = (u64)READ_ONCE(cfg->timeout_ticks) * NSEC_PER_MSEC /
 		     HOMA_RTT_RESEND_MAX_DIV;
-	u32 ticks;
+	u64 rto = READ_ONCE(peer->rto_ns);
 
-	if (!READ_ONCE(cfg->rtt_resend))
+	if (!READ_ONCE(cfg->rtt_resend) || !rto)
 		return 0;
-	spin_lock_bh(&peer->lock);
-	ticks = homa_rtt_rto_ticks(&peer->rtt, min_ns, max_ns, NSEC_PER_MSEC);
-	spin_unlock_bh(&peer->lock);
-	return ticks;
+	return homa_rtt_ticks(rto, min_ns, max_ns, NSEC_PER_MSEC);
 }
 
 /* One line of /proc/net/homa_peers. */

@@ -145,33 +145,51 @@ u64 homa_rtt_rto(const struct homa_rtt *r, u64 min_ns, u64 max_ns)
 }
 
 /**
- * homa_rtt_rto_ticks() - The retransmission timeout in timer ticks, for a
- * timer that only counts whole ticks.
+ * homa_rtt_ticks() - A timeout in timer ticks, for a timer that only
+ * counts whole ticks.
+ * @ns: the timeout in ns, before the limits.
+ * @min_ns: the shortest timeout allowed.
+ * @max_ns: the longest timeout allowed (wins over @min_ns).
+ * @tick_ns: length of a tick in ns (0 counts as 1).
+ *
+ * Return: @ns limited to [@min_ns, @max_ns], rounded up to whole ticks,
+ * at least 1 and at most 0xffffffff.
+ */
+u32 homa_rtt_ticks(u64 ns, u64 min_ns, u64 max_ns, u32 tick_ns)
+{
+	u64 ticks;
+
+	if (tick_ns == 0)
+		tick_ns = 1;
+	if (ns < min_ns)
+		ns = min_ns;
+	if (ns > max_ns)
+		ns = max_ns;
+	ticks = div_u64(ns, tick_ns);
+	if (ticks * tick_ns < ns)
+		ticks++;
+	if (ticks == 0)
+		ticks = 1;
+	return ticks > 0xffffffffULL ? 0xffffffffU : (u32)ticks;
+}
+
+/**
+ * homa_rtt_rto_ticks() - The retransmission timeout in timer ticks.
  * @r: the peer's estimator.
  * @min_ns: the shortest timeout allowed.
  * @max_ns: the longest timeout allowed (wins over @min_ns).
  * @tick_ns: length of a tick in ns (0 counts as 1).
  *
- * Return: homa_rtt_rto() rounded up to whole ticks, at least 1 and at
- * most 0xffffffff; 0 if there is no sample yet (the caller then keeps
- * its fixed timeout).
+ * Return: homa_rtt_rto() rounded up to whole ticks (homa_rtt_ticks());
+ * 0 if there is no sample yet (the caller then keeps its fixed timeout).
  */
 u32 homa_rtt_rto_ticks(const struct homa_rtt *r, u64 min_ns, u64 max_ns,
 		       u32 tick_ns)
 {
-	u64 rto, ticks;
-
 	if (r->num_samples == 0)
 		return 0;
-	if (tick_ns == 0)
-		tick_ns = 1;
-	rto = homa_rtt_rto(r, min_ns, max_ns);
-	ticks = div_u64(rto, tick_ns);
-	if (ticks * tick_ns < rto)
-		ticks++;
-	if (ticks == 0)
-		ticks = 1;
-	return ticks > 0xffffffffULL ? 0xffffffffU : (u32)ticks;
+	return homa_rtt_ticks(r->srtt + 4 * r->rttvar, min_ns, max_ns,
+			      tick_ns);
 }
 
 /**

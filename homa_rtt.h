@@ -81,6 +81,7 @@ int homa_rtt_congested(const struct homa_rtt *r);
 u32 homa_rtt_sched_window(const struct homa_rtt *r, u32 link_mbps);
 u64 homa_rtt_max_incoming(u32 window, u32 max_overcommit);
 u64 homa_rtt_rto(const struct homa_rtt *r, u64 min_ns, u64 max_ns);
+u32 homa_rtt_ticks(u64 ns, u64 min_ns, u64 max_ns, u32 tick_ns);
 u32 homa_rtt_rto_ticks(const struct homa_rtt *r, u64 min_ns, u64 max_ns,
 		       u32 tick_ns);
 void homa_rtt_unsched_init(struct homa_rtt_unsched *u, u32 window);

@@ -379,6 +379,26 @@ TEST(homa_rtt, homa_rtt_rto_ticks__rounds_up)
 	EXPECT_EQ(homa_rtt_rto_ticks(&t.r, 1000, 5000000, 0), 300000u);
 }
 
+/* The peer caches srtt + 4 x rttvar and converts it without the estimator. */
+TEST(homa_rtt, homa_rtt_ticks__same_as_rto_ticks)
+{
+	Rtt t;
+
+	t.sample({ 100000, 250000, 180000 });
+	uint64_t rto = t.r.srtt + 4 * t.r.rttvar;
+
+	for (uint32_t tick : { 0u, 1u, 99999u, 100000u, 1000000u })
+		for (uint64_t min : { 0ull, 1000ull, 2500000ull })
+			for (uint64_t max : { 200000ull, 5000000ull, ~0ull })
+				EXPECT_EQ(homa_rtt_ticks(rto, min, max, tick),
+					  homa_rtt_rto_ticks(&t.r, min, max,
+							     tick));
+	EXPECT_EQ(homa_rtt_ticks(0, 0, 0, 1000000), 1u);
+	EXPECT_EQ(homa_rtt_ticks(1500000, 0, ~0ull, 1000000), 2u);
+	EXPECT_EQ(homa_rtt_ticks(1500000, 3000001, ~0ull, 1000000), 4u);
+	EXPECT_EQ(homa_rtt_ticks(1500000, 0, 999999, 1000000), 1u);
+}
+
 TEST(homa_rtt, homa_rtt_rto_ticks__at_least_one_and_saturates)
 {
 	Rtt t;
