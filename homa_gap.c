@@ -143,15 +143,45 @@ int homa_gaps_complete(const struct homa_msg_gaps *g)
 }
 
 /**
- * homa_gaps_first_missing() - Choose the range a RESEND should ask for.
+ * homa_gaps_missing() - Choose the ranges RESENDs should ask for.
  * @g: the message's state.
  * @granted: bytes the sender may have sent so far (values beyond the
  *           message's length count as its length).
- * @out: filled with the range on success.
+ * @out: filled with up to @max ranges, lowest first.
+ * @max: most ranges wanted.
  *
- * The first gap is chosen if there is one: its bytes lie below the highest
- * byte received, so the sender has sent them whatever @granted says.
- * Otherwise the range is [recv_end, @granted).
+ * The gaps come first: their bytes lie below the highest byte received,
+ * so the sender has sent them whatever @granted says. Then, if there is
+ * room, [recv_end, @granted).
+ *
+ * Return: the number of ranges filled (0 if nothing is missing below
+ * @granted).
+ */
+u32 homa_gaps_missing(const struct homa_msg_gaps *g, u32 granted,
+		      struct homa_gap *out, u32 max)
+{
+	u32 n = 0;
+
+	while (n < max && n < g->num_gaps) {
+		out[n] = g->gaps[n];
+		n++;
+	}
+	if (granted > g->length)
+		granted = g->length;
+	if (n < max && g->recv_end < granted) {
+		out[n].start = g->recv_end;
+		out[n].end = granted;
+		n++;
+	}
+	return n;
+}
+
+/**
+ * homa_gaps_first_missing() - Choose the range a RESEND should ask for:
+ * the first of homa_gaps_missing().
+ * @g: the message's state.
+ * @granted: bytes the sender may have sent so far.
+ * @out: filled with the range on success.
  *
  * Return: 0 if @out was filled, -ENOENT if nothing is missing below
  * @granted.
@@ -159,17 +189,7 @@ int homa_gaps_complete(const struct homa_msg_gaps *g)
 int homa_gaps_first_missing(const struct homa_msg_gaps *g, u32 granted,
 			    struct homa_gap *out)
 {
-	if (g->num_gaps > 0) {
-		*out = g->gaps[0];
-		return 0;
-	}
-	if (granted > g->length)
-		granted = g->length;
-	if (g->recv_end >= granted)
-		return -ENOENT;
-	out->start = g->recv_end;
-	out->end = granted;
-	return 0;
+	return homa_gaps_missing(g, granted, out, 1) ? 0 : -ENOENT;
 }
 
 /**

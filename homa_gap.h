@@ -55,6 +55,8 @@ struct homa_msg_gaps {
 void homa_gaps_init(struct homa_msg_gaps *g, u32 length);
 int homa_gaps_add(struct homa_msg_gaps *g, u32 start, u32 end);
 int homa_gaps_complete(const struct homa_msg_gaps *g);
+u32 homa_gaps_missing(const struct homa_msg_gaps *g, u32 granted,
+		      struct homa_gap *out, u32 max);
 int homa_gaps_first_missing(const struct homa_msg_gaps *g, u32 granted,
 			    struct homa_gap *out);
 u32 homa_gaps_gap_bytes(const struct homa_msg_gaps *g);

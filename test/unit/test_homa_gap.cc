@@ -583,6 +583,40 @@ std::string first_error(const homa_msg_gaps &g, const Model &m,
 }
 
 /*
+ * homa_gaps_missing for @granted and @max: the model's missing runs below
+ * recv_end (found by scanning its flags), then [recv_end, min(granted,
+ * length)) if not empty, the first @max of them. Returns a description
+ * of the difference, or "".
+ */
+std::string missing_error(const homa_msg_gaps &g, const Model &m,
+			  uint32_t granted, uint32_t max)
+{
+	std::vector<Range> want, got;
+	uint32_t limit = std::min(granted, m.len);
+	homa_gap out[HOMA_MAX_GAPS + 2];
+
+	for (uint32_t i = m.find(0, m.recv_end, 0); i < m.recv_end;) {
+		uint32_t e = m.find(i, m.recv_end, 1);
+
+		want.push_back(Range(i, e));
+		i = m.find(e, m.recv_end, 0);
+	}
+	if (m.recv_end < limit)
+		want.push_back(Range(m.recv_end, limit));
+	if (want.size() > max)
+		want.resize(max);
+	uint32_t n = homa_gaps_missing(&g, granted, out, max);
+
+	for (uint32_t i = 0; i < n; i++)
+		got.push_back(Range(out[i].start, out[i].end));
+	if (got == want)
+		return "";
+	return "missing(granted " + std::to_string(granted) + ", max " +
+	       std::to_string(max) + ") returned " + ranges_str(got) +
+	       ", expected " + ranges_str(want);
+}
+
+/*
  * Random messages fed random packets until complete: in-order runs with
  * losses, late (reordered) packets, duplicates, overlaps, resends from the
  * first missing byte, packets anywhere, and a few invalid ones. After every
@@ -709,6 +743,10 @@ TEST(homa_gap, homa_gaps_add__random_vs_model)
 						 len, 0xffffffffu})
 				if (err.empty())
 					err = first_error(g, m, granted);
+			if (err.empty())
+				err = missing_error(g, m,
+						    (uint32_t)(rng() % (len + 2)),
+						    1 + rng() % (HOMA_MAX_GAPS + 2));
 			if (!err.empty())
 				FAIL() << err;
 		}
