@@ -443,6 +443,27 @@ class MiscTest(unittest.TestCase):
         self.assertAlmostEqual(cvt.cpu_busy(a, b), 0.25)
         self.assertIsNone(cvt.cpu_busy('', b))
 
+    def test_progress_two_clients_on_one_host(self):
+        prog = cvt.Progress('homa x', 2, 5, False)
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            for k in (0, 1):
+                prog.line(0, 'status: t=5 kops=0.01 gbps_out=0.001 '
+                          'gbps_in=0.004 p50_us=10 p99_us=20 outstanding=2',
+                          k)
+        lines = printed.getvalue().splitlines()
+        self.assertEqual(len(lines), 1)
+        self.assertIn('gbps_in=0.0040', lines[0])
+        self.assertIn('(1 clients)', lines[0])
+        with contextlib.redirect_stdout(printed):
+            prog.line(0, 'status: t=10 kops=0.01 gbps_out=0.001 '
+                      'gbps_in=0.004 p50_us=10 p99_us=20 outstanding=2', 1)
+            prog.line(0, 'status: t=10 kops=0.01 gbps_out=0.001 '
+                      'gbps_in=0.004 p50_us=10 p99_us=20 outstanding=2', 0)
+        last = printed.getvalue().splitlines()[-1]
+        self.assertIn('gbps_in=0.0080', last)
+        self.assertIn('outstanding=4 (2 clients)', last)
+
     def test_gbps_per_client(self):
         cfg = cvt.parse_args(['--mbps', '20', '--load', '0.5'])
         self.assertAlmostEqual(cvt.per_client_gbps(cfg), 0.01)
