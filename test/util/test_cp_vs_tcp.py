@@ -18,6 +18,7 @@ import sys
 import tempfile
 import textwrap
 import unittest
+import unittest.mock
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -436,12 +437,227 @@ class HostsFileTest(unittest.TestCase):
         self.assertEqual(r.remote_path(1, 'x.rtt', '/out'), '/out/x.rtt')
 
 
+def peers_line(*f):
+    """A line of /proc/net/homa_peers, as the module formats it."""
+    return '%-39s %8s %12s %12s %12s %9s %12s\n' % f
+
+
+PEERS = (peers_line('addr', 'samples', 'rtt_min_ns', 'srtt_ns', 'rttvar_ns',
+                    'congested', 'sched_window') +
+         peers_line('10.0.0.2', 40, 500000, 900000, 100000, 0, 3000) +
+         peers_line('10.0.0.3', 10, 400000, 800000, 50000, 1, 2400) +
+         peers_line('10.0.0.4', 5, 2000000, 2000000, 0, 0, 12000) +
+         peers_line('fd00::5', 0, 0, 0, 0, 0, 0))
+
+
+class RttwinTest(unittest.TestCase):
+    """The RTT-adaptive window mode's analysis, from a synthetic raw.json
+    and synthetic cp_node output files."""
+
+    CFG = {'mode': 'rttwin', 'mbps': 16, 'seconds': 15, 'client_max': 2}
+    HOSTS = ['10.0.0.1', '10.0.0.2', '10.0.0.3', '10.0.0.4']
+
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory(prefix='cp_vs_tcp_test.')
+        self.addCleanup(self._tmp.cleanup)
+        self.out = self._tmp.name
+
+    def write(self, name, text):
+        with open(os.path.join(self.out, name), 'w') as f:
+            f.write(text)
+
+    def rtt_file(self, name, size, ms_values):
+        self.write(name, '# request_length_bytes rtt_ns\n' + ''.join(
+            '%d %d\n' % (size, ms * 1000000) for ms in ms_values))
+
+    @staticmethod
+    def client(name, rpcs, seconds=15.0, errors=0, proto='homa'):
+        return {'host': 0, 'rc': 0, 'file': name, 'protocol': proto,
+                'summary': {'rpcs': rpcs, 'errors': errors,
+                            'seconds': seconds, 'gbps_out': 0.00001,
+                            'gbps_in': 0.013, 'cpu_user_s': 0.1,
+                            'cpu_sys_s': 0.2}}
+
+    def raw(self):
+        # homa, 100 KB, alone: h1 RTTs 1..100 ms, h2 101..200 ms.
+        self.rtt_file('a-h1.rtt', 100000, range(1, 101))
+        self.rtt_file('a-h2.rtt', 100000, range(101, 201))
+        self.write('a-peers-h0.txt', PEERS)
+        alone = {'protocol': 'homa', 'size': 100000, 'cross': False,
+                 'tag': 'a', 'senders': self.HOSTS[1:3],
+                 'loaded': [self.client('a-h1.rtt', 150),
+                            self.client('a-h2.rtt', 100, errors=2)],
+                 'switch_drops': {'p0': 12},
+                 'p0_sent_bytes': 30000000, 'p0_seconds': 16.0,
+                 'homa_metrics': {'0': {'resends_sent': 3,
+                                        'rpc_timeouts': 1},
+                                  '1': {'resends_sent': 4},
+                                  '2': {'rpc_timeouts': 2}, '3': {}},
+                 'cpu_busy': [0.5], 'peers_file': 'a-peers-h0.txt',
+                 'homa_sysctls': ['rtt_adaptive=1']}
+        # homa-nortt, 40 KB, with TCP: the senders have no RTT sample.
+        self.rtt_file('b-h1.rtt', 40000, [7, 5])
+        self.rtt_file('b-h2.rtt', 40000, [3])
+        self.rtt_file('b-tcp-h3.rtt', 500000, [900])
+        self.write('b-peers-h0.txt', PEERS.replace(' 40 ', '  0 ').replace(
+            ' 10 ', '  0 '))
+        cross = {'protocol': 'homa-nortt', 'size': 40000, 'cross': True,
+                 'tag': 'b', 'senders': self.HOSTS[1:3], 'tcp_bytes': 500000,
+                 'loaded': [self.client('b-h1.rtt', 40),
+                            self.client('b-h2.rtt', 35, seconds=14.9)],
+                 'tcp': [self.client('b-tcp-h3.rtt', 30, seconds=20.0,
+                                     proto='tcp')],
+                 'tcp_rx_bytes': 16500000, 'tcp_rx_seconds': 16.5,
+                 'switch_drops': {'p0': None},
+                 'homa_metrics': {'0': {'resends_sent': 1}},
+                 'cpu_busy': [None], 'peers_file': 'b-peers-h0.txt',
+                 'homa_sysctls': ['rtt_adaptive=0']}
+        failed = {'protocol': 'homa', 'size': 40000, 'cross': True,
+                  'tag': 'c', 'failed': 'server on h1 did not start'}
+        return {'config': self.CFG, 'hosts': self.HOSTS,
+                'protocols': [alone, cross, failed]}
+
+    def test_parse_homa_peers(self):
+        p = cvt.parse_homa_peers(PEERS)
+        self.assertEqual(sorted(p), ['10.0.0.2', '10.0.0.3', '10.0.0.4',
+                                     'fd00::5'])
+        self.assertEqual(p['10.0.0.3'], {
+            'samples': 10, 'rtt_min_ns': 400000, 'srtt_ns': 800000,
+            'rttvar_ns': 50000, 'congested': 1, 'sched_window': 2400})
+        self.assertEqual(cvt.parse_homa_peers(None), {})
+        self.assertEqual(cvt.parse_homa_peers('10.0.0.2 x 1 2 3 4 5\n'), {})
+
+    def test_analyze(self):
+        report = cvt.analyze_rttwin(self.raw(), self.out)
+        alone, cross, failed = report['rows']
+        # 250 responses of 100 KB in 15 s: 13.33 Mbit/s of 16.
+        self.assertEqual((alone['rpcs'], alone['errors']), (250, 2))
+        self.assertAlmostEqual(alone['goodput_mbps'], 250 * 0.8 / 15)
+        self.assertAlmostEqual(alone['link_share'], 250 * 0.8 / 15 / 16)
+        # Both clients' RTTs, nearest rank: 1..200 ms.
+        self.assertEqual((alone['p50_ms'], alone['p99_ms']), (100, 198))
+        self.assertIsNone(alone['tcp_mbps'])
+        self.assertEqual(alone['switch_drops_to_h0'], 12)
+        self.assertAlmostEqual(alone['p0_mbps'], 15.0)
+        self.assertAlmostEqual(alone['p0_share'], 15.0 / 16)
+        self.assertEqual(alone['resends_sent'], 7)     # all hosts
+        self.assertEqual(alone['rpc_timeouts'], 3)
+        # The senders' (not h3's) largest window, and its rtt_min.
+        self.assertEqual(alone['window'], 3000)
+        self.assertAlmostEqual(alone['rtt_min_us'], 500)
+        self.assertEqual(alone['rtt_samples'], 50)
+        self.assertEqual(alone['cpu_busy'], [0.5])
+        self.assertEqual(alone['metrics']['h0'], {'resends_sent': 3,
+                                                  'rpc_timeouts': 1})
+        self.assertEqual(alone['metrics']['others'],
+                         {'resends_sent': 4, 'rpc_timeouts': 2})
+
+        # 75 responses of 40 KB over the longer client's 15 s.
+        self.assertAlmostEqual(cross['goodput_mbps'], 75 * 0.32 / 15)
+        self.assertEqual((cross['p50_ms'], cross['p99_ms']), (5, 7))
+        # TCP: what h0 received while Homa ran, 16.5 MB in 16.5 s, not
+        # the client's 30 messages of 500 KB in its 20 s (6 Mbit/s).
+        self.assertAlmostEqual(cross['tcp_mbps'], 8.0)
+        self.assertEqual(cross['tcp_mbps_from'], 'h0')
+        self.assertEqual(cross['tcp_rpcs'], 30)
+        self.assertIsNone(cross['p0_mbps'])
+        self.assertIsNone(cross['switch_drops_to_h0'])
+        self.assertEqual(cross['rpc_timeouts'], 0)
+        self.assertIsNone(cross['window'])          # no RTT sample
+        self.assertIsNone(cross['rtt_min_us'])
+        self.assertEqual(cross['rtt_samples'], 0)
+        self.assertEqual(failed['failed'], 'server on h1 did not start')
+
+        t = report['table']
+        self.assertTrue(t[0].startswith('RTT-adaptive window:'))
+        self.assertEqual(t[2].split(), [
+            '100K', 'off', 'homa', '250', '2', '13.33', '83%', '100.0',
+            '198.0', '-', '94%', '12', '7', '3', '3000', '500', '50%'])
+        self.assertEqual(t[3].split(), [
+            '40K', 'tcp', 'homa-nortt', '75', '0', '1.60', '10%', '5.0',
+            '7.0', '8.00', '-', '-', '1', '0', '-', '-', '-'])
+        self.assertEqual(t[4].split()[:4], ['40K', 'tcp', 'homa',
+                                            'failed:'])
+        self.assertIn('homa: net.homa rtt_adaptive=1', t)
+        self.assertIn('homa-nortt: net.homa rtt_adaptive=0', t)
+
+    def test_tcp_from_the_client_without_h0_count(self):
+        rec = self.raw()['protocols'][1]
+        del rec['tcp_rx_bytes'], rec['tcp_rx_seconds']
+        row = cvt.rttwin_row(rec, self.CFG, [])
+        self.assertAlmostEqual(row['tcp_mbps'], 6.0)
+        self.assertEqual(row['tcp_mbps_from'], 'client')
+        self.assertIn(' 6.00* ', cvt.rttwin_table([row], self.CFG)[2])
+
+    def test_parse_ss(self):
+        text = ('ESTAB 0 0 10.0.0.1:5000 10.0.0.4:41000\n'
+                '\t cubic wscale:7,7 rto:204 bytes_sent:10 '
+                'bytes_acked:11 bytes_received:123456 segs_out:3\n'
+                'ESTAB 0 0 10.0.0.1:5000 10.0.0.4:41002\n'
+                '\t cubic bytes_received:44 segs_out:3\n')
+        self.assertEqual(cvt.parse_ss_bytes_received(text), 123500)
+        self.assertEqual(cvt.parse_ss_bytes_received(''), 0)
+
+    def test_analyze_writes_summary(self):
+        self.write('raw.json', json.dumps(self.raw()))
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            cvt.analyze(self.out)
+        self.assertIn('RTT-adaptive window:', printed.getvalue())
+        with open(os.path.join(self.out, 'summary.json')) as f:
+            summ = json.load(f)
+        self.assertEqual(summ['mode'], 'rttwin')
+        self.assertEqual([r['config'] for r in summ['rows']],
+                         ['homa', 'homa-nortt', 'homa'])
+        self.assertAlmostEqual(summ['rows'][1]['tcp_mbps'], 8.0)
+
+    def test_args(self):
+        cfg = cvt.parse_args(['--mode', 'rttwin'])
+        self.assertEqual((cfg.hosts, cfg.mbps, cfg.seconds, cfg.client_max,
+                          cfg.sizes, cfg.protocols),
+                         (4, 16, 15, 2, [40000, 100000, 200000, 500000],
+                          ['homa', 'homa-nortt']))
+        self.assertEqual(cvt.homa_sysctls(cfg, 'homa-nortt',
+                                          {'rtt_adaptive': '1'}),
+                         ['rtt_adaptive=0'])
+        self.assertEqual(cvt.homa_sysctls(cfg, 'homa',
+                                          {'rtt_adaptive': '1'}),
+                         ['rtt_adaptive=1'])
+        for args in (['--hosts', '3'], ['--protocols', 'homa,tcp'],
+                     ['--sizes', '0'], ['--sizes', '2000000'],
+                     ['--sizes', '40K'], ['--mbps', '0']):
+            with contextlib.redirect_stderr(io.StringIO()), \
+                    self.assertRaises(SystemExit, msg=args):
+                cvt.parse_args(['--mode', 'rttwin'] + args)
+
+
 class MiscTest(unittest.TestCase):
     def test_cpu_busy(self):
         a = 'cpu  100 0 100 800 0 0 0 0 0 0\ncpu0 1 2 3\n'
         b = 'cpu  200 0 200 1400 0 0 0 0 0 0\n'
         self.assertAlmostEqual(cvt.cpu_busy(a, b), 0.25)
         self.assertIsNone(cvt.cpu_busy('', b))
+
+    def test_progress_two_clients_on_one_host(self):
+        prog = cvt.Progress('homa x', 2, 5, False)
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            for k in (0, 1):
+                prog.line(0, 'status: t=5 kops=0.01 gbps_out=0.001 '
+                          'gbps_in=0.004 p50_us=10 p99_us=20 outstanding=2',
+                          k)
+        lines = printed.getvalue().splitlines()
+        self.assertEqual(len(lines), 1)
+        self.assertIn('gbps_in=0.0040', lines[0])
+        self.assertIn('(1 clients)', lines[0])
+        with contextlib.redirect_stdout(printed):
+            prog.line(0, 'status: t=10 kops=0.01 gbps_out=0.001 '
+                      'gbps_in=0.004 p50_us=10 p99_us=20 outstanding=2', 1)
+            prog.line(0, 'status: t=10 kops=0.01 gbps_out=0.001 '
+                      'gbps_in=0.004 p50_us=10 p99_us=20 outstanding=2', 0)
+        last = printed.getvalue().splitlines()[-1]
+        self.assertIn('gbps_in=0.0080', last)
+        self.assertIn('outstanding=4 (2 clients)', last)
 
     def test_gbps_per_client(self):
         cfg = cvt.parse_args(['--mbps', '20', '--load', '0.5'])
@@ -477,6 +693,10 @@ FAKE_CP_NODE = r'''#!PYTHON
 # A stand-in for cp_node: the same command line and output lines.
 import signal, sys, time
 a = sys.argv[1:]
+if a[0] == 'client':
+    # cp_node ends its run early on SIGTERM, with its summary; this one
+    # never takes long.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 def opt(name, default=None):
     return a[a.index(name) + 1] if name in a else default
 if a[0] == 'server':
@@ -518,6 +738,18 @@ class FakeRunner(cvt.HostsRunner):
         super().__init__(hosts, cp_node)
         self.prepared = []
         self.readings = 0
+        self.started = []
+
+    def start(self, i, argv, logpath, on_line=None):
+        self.started.append((i, argv))
+        return super().start(i, argv, logpath, on_line)
+
+    def homa_peers(self, i):
+        return PEERS if i == 0 else None
+
+    def tcp_bytes_received(self, i, ports):
+        self.readings += 1
+        return 1000000 * self.readings
 
     def prepare(self, proto, cfg):
         self.prepared.append(proto)
@@ -546,14 +778,18 @@ class ExperimentTest(unittest.TestCase):
         self._tmp = tempfile.TemporaryDirectory(prefix='cp_vs_tcp_test.')
         self.addCleanup(self._tmp.cleanup)
 
-    def run_mode(self, args):
-        tmp = self._tmp.name
-        fake = os.path.join(tmp, 'cp_node')
+    def fake_cp_node(self):
+        fake = os.path.join(self._tmp.name, 'cp_node')
         with open(fake, 'w') as f:
             f.write(FAKE_CP_NODE.replace('PYTHON', sys.executable))
         os.chmod(fake, 0o755)
-        hosts = cvt.parse_hosts_file('local 10.0.0.1\nlocal 10.0.0.2\n'
-                                     'local 10.0.0.3\n')
+        return fake
+
+    def run_mode(self, args, nhosts=3):
+        tmp = self._tmp.name
+        fake = self.fake_cp_node()
+        hosts = cvt.parse_hosts_file(''.join(
+            'local 10.0.0.%d\n' % (i + 1) for i in range(nhosts)))
         cfg = cvt.parse_args(args + ['--results', tmp, '--progress-every',
                                      '1'])
         cfg.hosts = len(hosts)
@@ -630,6 +866,89 @@ class ExperimentTest(unittest.TestCase):
         self.assertTrue(os.path.exists(os.path.join(
             out, 'tcp-server-h2.log')))
         self.assertEqual(report['configs']['homa-noincast']['rpcs'], 200)
+
+    def test_clients_of_two_protocols(self):
+        # A job may name its own protocol: Homa and TCP in one call.
+        runner = FakeRunner(cvt.parse_hosts_file(
+            'local 10.0.0.1\nlocal 10.0.0.2\n'), self.fake_cp_node())
+        out = self._tmp.name
+        cfg = cvt.parse_args(['--progress-every', '1'])
+        with contextlib.redirect_stdout(io.StringIO()):
+            res = cvt.run_clients(runner, 'homa', 'mixed', [
+                (0, ['10.0.0.2'], [], 'm-homa.rtt'),
+                (1, ['10.0.0.1'], [], 'm-tcp.rtt', 'tcp')], out, cfg, 60)
+        self.assertEqual([r['protocol'] for r in res], ['homa', 'tcp'])
+        self.assertEqual([a[a.index('--protocol') + 1]
+                          for _, a in runner.started], ['homa', 'tcp'])
+        self.assertEqual(res[1]['summary']['rpcs'], 200)
+
+    @unittest.mock.patch.object(cvt, 'RTTWIN_TCP_LEAD', 0)
+    def test_rttwin(self):
+        runner, report, out = self.run_mode(
+            ['--mode', 'rttwin', '--sizes', '40000,500000', '--seconds',
+             '1'], nhosts=4)
+        # A warm-up run of the first configuration first.
+        self.assertEqual(runner.prepared, ['homa'] + ['homa', 'homa-nortt']
+                         * 4)
+        self.assertEqual(len(report['warmup']), 1)
+        self.assertEqual(report['warmup'][0]['rpcs'], 400)
+        self.assertTrue(report['table'][-1].startswith(
+            'warm-up run (not in the table): homa, 40K, 1 s: 400 msgs'))
+        self.assertTrue(os.path.exists(os.path.join(out, 'warmup-h1.rtt')))
+        rows = [(r['size'], r['cross'], r['config']) for r in report['rows']]
+        self.assertEqual(rows, [
+            (40000, False, 'homa'), (40000, False, 'homa-nortt'),
+            (40000, True, 'homa'), (40000, True, 'homa-nortt'),
+            (500000, False, 'homa'), (500000, False, 'homa-nortt'),
+            (500000, True, 'homa'), (500000, True, 'homa-nortt')])
+        # Homa servers on h1 and h2 only, a TCP server on h0 with cross
+        # traffic; clients: two Homa ones on h0, TCP on h3.
+        servers = [(i, a[a.index('--protocol') + 1])
+                   for i, a in runner.started if a[1] == 'server'][2:]
+        self.assertEqual(servers[:5], [(1, 'homa'), (2, 'homa'),
+                                       (1, 'homa'), (2, 'homa'),
+                                       (1, 'homa')])
+        self.assertEqual(servers[5:8], [(2, 'homa'), (0, 'tcp'),
+                                        (1, 'homa')])
+        clients = [(i, a[a.index('--protocol') + 1],
+                    a[a.index('--servers') + 1])
+                   for i, a in runner.started if a[1] == 'client'][2:]
+        # TCP first, ahead of the Homa clients.
+        self.assertEqual(clients[4:7], [(3, 'tcp', '10.0.0.1'),
+                                        (0, 'homa', '10.0.0.2'),
+                                        (0, 'homa', '10.0.0.3')])
+        tcp_argv = [a for i, a in runner.started if i == 3][0]
+        self.assertIn('--one-way', tcp_argv)
+        self.assertEqual(tcp_argv[tcp_argv.index('--workload') + 1],
+                         '500000')
+        homa_argv = [a for i, a in runner.started
+                     if a[1] == 'client' and i == 0][-1]
+        self.assertEqual(homa_argv[homa_argv.index('--response-bytes') + 1],
+                         '500000')
+        first, cross = report['rows'][0], report['rows'][2]
+        # The fake client: 200 RPCs in 1 s.
+        self.assertEqual(first['rpcs'], 400)
+        self.assertAlmostEqual(first['goodput_mbps'], 400 * 0.32)
+        self.assertIsNone(first['tcp_mbps'])
+        # Readings: metrics (1), switch (2), ss (3), ss (4), switch (5):
+        # 1 MB received by h0 in a short time.
+        self.assertEqual(cross['tcp_mbps_from'], 'h0')
+        self.assertGreater(cross['tcp_mbps'], 0)
+        self.assertEqual(cross['tcp_rpcs'], 200)
+        self.assertEqual(cross['switch_drops_to_h0'], 3 * 7)
+        self.assertEqual(first['window'], 3000)
+        # Readings: metrics (1), switch (2), switch (3), metrics (4): 3
+        # resends per host, 4 hosts.
+        self.assertEqual(first['resends_sent'], 12)
+        self.assertEqual(first['switch_drops_to_h0'], 7)
+        for name in ('homa-40000-alone-h1.rtt', 'homa-40000-tcp-tcp-h3.rtt',
+                     'homa-nortt-500000-tcp-peers-h0.txt',
+                     'homa-40000-tcp-tcp-server-h0.log',
+                     'homa-40000-alone-server-h2.log',
+                     'homa-40000-alone-qdisc-after.txt'):
+            self.assertTrue(os.path.exists(os.path.join(out, name)), name)
+        self.assertFalse(os.path.exists(os.path.join(
+            out, 'homa-40000-alone-tcp-h3.rtt')))
 
     def test_loss(self):
         _, report, _ = self.run_mode(['--mode', 'loss', '--seconds', '1'])
