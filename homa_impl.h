@@ -784,6 +784,7 @@ u32 homa_peer_resend_ticks(struct homa_peer *peer);
 
 /* homa_timer.c */
 bool homa_request_missing(struct homa_rpc *rpc);
+void homa_need_ack_answer(struct homa_rpc *rpc);
 void homa_timer_start(struct homa_net *hnet);
 void homa_timer_stop(struct homa_net *hnet);
 

@@ -168,6 +168,14 @@ static struct homa_rpc *homa_data_rpc(struct homa_sock *hsk,
 	return homa_rpc_alloc_server(hsk, peer, pkt->sport, id);
 }
 
+/* Tell an RPC's peer that we are alive but have nothing for it (BUSY). */
+static void homa_rpc_xmit_busy(struct homa_rpc *rpc)
+{
+	struct homa_pkt busy = { .type = BUSY };
+
+	homa_rpc_xmit_control(rpc, &busy);
+}
+
 /*
  * A RESEND: send the range again. It also grants the range: a GRANT may
  * have been lost. A sender with nothing to send yet says BUSY.
@@ -175,11 +183,10 @@ static struct homa_rpc *homa_data_rpc(struct homa_sock *hsk,
 static void homa_resend_pkt(struct homa_rpc *rpc, const struct homa_pkt *pkt)
 {
 	struct homa_msgout *out = &rpc->msgout;
-	struct homa_pkt busy = { .type = BUSY };
 	u32 end;
 
 	if (out->length < 0 || rpc->state == RPC_IN_SERVICE) {
-		homa_rpc_xmit_control(rpc, &busy);
+		homa_rpc_xmit_busy(rpc);
 		return;
 	}
 	if (pkt->resend.length == HOMA_RESEND_ALL)
@@ -194,7 +201,7 @@ static void homa_resend_pkt(struct homa_rpc *rpc, const struct homa_pkt *pkt)
 		out->granted = end;
 		homa_xmit_data(rpc);
 	} else if (pkt->resend.offset >= out->next_xmit_offset) {
-		homa_rpc_xmit_control(rpc, &busy);
+		homa_rpc_xmit_busy(rpc);
 	}
 }
 
@@ -202,14 +209,22 @@ static void homa_resend_pkt(struct homa_rpc *rpc, const struct homa_pkt *pkt)
 static void homa_rpc_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 			 const struct homa_pkt *pkt)
 {
-	rpc->silent_ticks = 0;
-	rpc->probes = 0;
+	/*
+	 * A NEED_ACK is not progress: its sender thinks it has sent
+	 * everything. Our silence goes on counting, so that our timer asks
+	 * for what is missing once it is overdue (NEED_ACKs come far more
+	 * often than that wait on a slow link).
+	 */
+	if (pkt->type != NEED_ACK) {
+		rpc->silent_ticks = 0;
+		rpc->probes = 0;
+	}
 	if (pkt->type == BUSY) {
 		/* Alive with nothing to send: ask less and less often. */
 		rpc->busy_backoff = min(rpc->busy_backoff + 1,
 					HOMA_BUSY_BACKOFF_MAX);
 		rpc->resend_ticks = 0;
-	} else {
+	} else if (pkt->type != NEED_ACK) {
 		rpc->busy_backoff = 0;
 		/* After silence, the first RESEND goes out without waiting. */
 		rpc->resend_ticks = INT_MAX / 2;
@@ -246,9 +261,9 @@ static void homa_rpc_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 		}
 		break;
 	case NEED_ACK:
-		/* Not done yet: say what is still missing instead. */
+		/* Not done yet: ask for what is lost, if anything is. */
 		if (!rpc->ready && !rpc->copying)
-			homa_request_missing(rpc);
+			homa_need_ack_answer(rpc);
 		break;
 	default:
 		/* BUSY only proves the peer is alive. */

@@ -9,40 +9,94 @@
 
 #include "homa_impl.h"
 
+/*
+ * The range a client asks for when nothing of its response has arrived:
+ * the bytes the server sends unscheduled (as far as we know them).
+ */
+static u32 homa_resend_first_bytes(const struct homa_rpc *rpc)
+{
+	const struct homa_config *c = &rpc->hsk->hnet->config;
+
+	if (rpc->msgout.flags & HOMA_DATA_INCAST)
+		return READ_ONCE(c->incast_unsched_bytes);
+	return READ_ONCE(c->unsched_bytes);
+}
+
+/*
+ * Most ranges one probe asks for: each gap would otherwise cost a whole
+ * retransmission timeout, and heavy loss leaves dozens in a message.
+ */
+#define HOMA_RESEND_RANGES 4
+
+/* Send one RESEND for [@start, @end) of @rpc's incoming message. */
+static void homa_resend_range(struct homa_rpc *rpc, u32 start, u32 end)
+{
+	struct homa_pkt pkt = { .type = RESEND };
+
+	pkt.resend.offset = start;
+	pkt.resend.length = end - start;
+	/* A RESEND also sets the level of the sender's scheduled bytes. */
+	pkt.resend.priority = READ_ONCE(rpc->msgin.sched_prio);
+	homa_rpc_xmit_control(rpc, &pkt);
+	homa_metric_inc(rpc->hsk->hnet, HOMA_M_resends_sent);
+}
+
 /**
- * homa_request_missing() - Ask the peer for the first range of the
- * incoming message that has not arrived (RESEND); with nothing received
- * yet, ask for the start (a server still working answers BUSY).
+ * homa_request_missing() - Ask the peer for the ranges of the incoming
+ * message that have not arrived (one RESEND each, the lowest
+ * HOMA_RESEND_RANGES of them); with nothing received yet, ask for the
+ * start (a server still working answers BUSY).
  * @rpc: the RPC; the caller holds its socket's lock.
  *
  * Return: true if a RESEND was sent.
  */
 bool homa_request_missing(struct homa_rpc *rpc)
 {
+	struct homa_gap gaps[HOMA_RESEND_RANGES];
 	struct homa_msgin *in = &rpc->msgin;
-	struct homa_pkt pkt = { .type = RESEND };
-	struct homa_gap gap;
-	u32 granted;
+	u32 i, n;
 
 	lockdep_assert_held(&rpc->hsk->lock);
 	if (in->length < 0) {
-		/* Nothing yet: ask for the start; the server says BUSY. */
-		gap.start = 0;
-		gap.end = READ_ONCE(rpc->hsk->hnet->config.unsched_bytes);
-	} else {
-		if (in->num_bpages == 0)
-			return false;
-		granted = READ_ONCE(in->granted);
-		if (homa_gaps_first_missing(&in->gaps, granted, &gap))
-			return false;
+		/*
+		 * Nothing yet: ask for the start; a server still working
+		 * says BUSY. The sender takes a RESEND's range as a grant,
+		 * so ask for no more than it sends unscheduled: a client
+		 * that marked its request for incast control gets few
+		 * unscheduled bytes, and a larger RESEND would bypass both
+		 * incast control and our grant scheduler.
+		 */
+		homa_resend_range(rpc, 0, homa_resend_first_bytes(rpc));
+		return true;
 	}
-	pkt.resend.offset = gap.start;
-	pkt.resend.length = gap.end - gap.start;
-	/* A RESEND also sets the level of the sender's scheduled bytes. */
-	pkt.resend.priority = READ_ONCE(in->sched_prio);
-	homa_rpc_xmit_control(rpc, &pkt);
-	homa_metric_inc(rpc->hsk->hnet, HOMA_M_resends_sent);
-	return true;
+	if (in->num_bpages == 0)
+		return false;
+	n = homa_gaps_missing(&in->gaps, READ_ONCE(in->granted), gaps,
+			      HOMA_RESEND_RANGES);
+	for (i = 0; i < n; i++)
+		homa_resend_range(rpc, gaps[i].start, gaps[i].end);
+	return n > 0;
+}
+
+/*
+ * Is an incoming message held back by this host rather than its sender?
+ * The sender has delivered every byte we granted and waits for more
+ * grants (our SRPT scheduler ranks it below others), or we have no
+ * buffer space for it. Its silence is ours and must not count against
+ * the sender: with many messages waiting for grants, it would time out
+ * RPCs whose senders are doing nothing wrong.
+ */
+static bool homa_msgin_held(struct homa_rpc *rpc)
+{
+	struct homa_msgin *in = &rpc->msgin;
+	struct homa_gap gap;
+
+	if (in->length < 0)
+		return false;
+	if (in->num_bpages == 0)
+		return true;
+	return homa_gaps_first_missing(&in->gaps, READ_ONCE(in->granted),
+				       &gap) != 0;
 }
 
 /* Does the RPC wait for its peer (so silence counts against it)? */
@@ -125,6 +179,28 @@ static int homa_rx_drain_ms(const struct homa_net *hnet,
 		     60000);
 }
 
+/**
+ * homa_need_ack_answer() - Answer a NEED_ACK for an RPC whose incoming
+ * message is not complete: its sender thinks it has sent everything.
+ * If we have been silent long enough for the link to deliver everything
+ * we are owed, what is missing is lost: ask for it now (RESEND), as a
+ * timer probe would, without waiting for the probe's turn. Otherwise it
+ * is most likely still queued on its way, and asking would only queue
+ * copies behind it: say BUSY (alive, nothing to ask yet).
+ * @rpc: the RPC; the caller holds its socket's lock.
+ */
+void homa_need_ack_answer(struct homa_rpc *rpc)
+{
+	struct homa_net *hnet = rpc->hsk->hnet;
+	struct homa_pkt busy = { .type = BUSY };
+
+	lockdep_assert_held(&rpc->hsk->lock);
+	if (rpc->silent_ticks >= homa_rx_drain_ms(hnet, &hnet->config) &&
+	    homa_request_missing(rpc))
+		return;
+	homa_rpc_xmit_control(rpc, &busy);
+}
+
 /* Bytes @rpc's sender may send that have not arrived. */
 static u32 homa_rpc_owed(const struct homa_rpc *rpc)
 {
@@ -170,6 +246,12 @@ static void homa_timer_rpc(struct homa_rpc *rpc, const struct homa_config *c,
 
 	if (!homa_timer_waiting(rpc, &receiving))
 		return;
+	if (receiving && homa_msgin_held(rpc)) {
+		/* Its silence starts when we let the sender go on. */
+		rpc->silent_ticks = 0;
+		rpc->probes = 0;
+		return;
+	}
 	if (receiving)
 		hnet->rx_expected_sum += homa_rpc_owed(rpc);
 	rpc->silent_ticks += ms;
