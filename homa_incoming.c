@@ -205,9 +205,8 @@ static void homa_resend_pkt(struct homa_rpc *rpc, const struct homa_pkt *pkt)
 	}
 }
 
-/* Handle a packet for an RPC that exists; @skb is consumed. */
-static void homa_rpc_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
-			 const struct homa_pkt *pkt)
+/* A packet of type @type for @rpc arrived: its silence and probe counts. */
+static void homa_rpc_heard(struct homa_rpc *rpc, u8 type)
 {
 	/*
 	 * A NEED_ACK is not progress: its sender thinks it has sent
@@ -215,20 +214,27 @@ static void homa_rpc_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 	 * for what is missing once it is overdue (NEED_ACKs come far more
 	 * often than that wait on a slow link).
 	 */
-	if (pkt->type != NEED_ACK) {
+	if (type != NEED_ACK) {
 		rpc->silent_ticks = 0;
 		rpc->probes = 0;
 	}
-	if (pkt->type == BUSY) {
+	if (type == BUSY) {
 		/* Alive with nothing to send: ask less and less often. */
 		rpc->busy_backoff = min(rpc->busy_backoff + 1,
 					HOMA_BUSY_BACKOFF_MAX);
 		rpc->resend_ticks = 0;
-	} else if (pkt->type != NEED_ACK) {
+	} else if (type != NEED_ACK) {
 		rpc->busy_backoff = 0;
 		/* After silence, the first RESEND goes out without waiting. */
 		rpc->resend_ticks = INT_MAX / 2;
 	}
+}
+
+/* Handle a packet for an RPC that exists; @skb is consumed. */
+static void homa_rpc_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
+			 const struct homa_pkt *pkt)
+{
+	homa_rpc_heard(rpc, pkt->type);
 	homa_rpc_rtt_heard(rpc, pkt->type);
 	switch (pkt->type) {
 	case DATA:
