@@ -736,6 +736,7 @@ void homa_xmit_skb(struct homa_sock *hsk, struct homa_peer *peer,
 void homa_xmit_control(struct homa_sock *hsk, struct homa_peer *peer,
 		       struct homa_pkt *pkt);
 void homa_rpc_xmit_control(struct homa_rpc *rpc, struct homa_pkt *pkt);
+void homa_rpc_xmit_busy(struct homa_rpc *rpc);
 u32 homa_payload_max(struct homa_net *hnet, struct homa_peer *peer);
 int homa_offload_init(void);
 void homa_offload_exit(void);

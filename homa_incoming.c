@@ -168,14 +168,6 @@ static struct homa_rpc *homa_data_rpc(struct homa_sock *hsk,
 	return homa_rpc_alloc_server(hsk, peer, pkt->sport, id);
 }
 
-/* Tell an RPC's peer that we are alive but have nothing for it (BUSY). */
-static void homa_rpc_xmit_busy(struct homa_rpc *rpc)
-{
-	struct homa_pkt busy = { .type = BUSY };
-
-	homa_rpc_xmit_control(rpc, &busy);
-}
-
 /*
  * A RESEND: send the range again. It also grants the range: a GRANT may
  * have been lost. A sender with nothing to send yet says BUSY.
@@ -208,6 +200,7 @@ static void homa_resend_pkt(struct homa_rpc *rpc, const struct homa_pkt *pkt)
 /* A packet of type @type for @rpc arrived: its silence and probe counts. */
 static void homa_rpc_heard(struct homa_rpc *rpc, u8 type)
 {
+	lockdep_assert_held(&rpc->hsk->lock);
 	/*
 	 * A NEED_ACK is not progress: its sender thinks it has sent
 	 * everything. Our silence goes on counting, so that our timer asks

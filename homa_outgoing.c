@@ -127,6 +127,19 @@ void homa_rpc_xmit_control(struct homa_rpc *rpc, struct homa_pkt *pkt)
 }
 
 /**
+ * homa_rpc_xmit_busy() - Tell an RPC's peer that we are alive but have
+ * nothing for it now (BUSY).
+ * @rpc: the RPC; the caller holds its socket's lock.
+ */
+void homa_rpc_xmit_busy(struct homa_rpc *rpc)
+{
+	struct homa_pkt busy = { .type = BUSY };
+
+	lockdep_assert_held(&rpc->hsk->lock);
+	homa_rpc_xmit_control(rpc, &busy);
+}
+
+/**
  * homa_payload_max() - Most message bytes one DATA packet carries to a
  * peer.
  * @hnet: the namespace's Homa host.

@@ -192,13 +192,12 @@ static int homa_rx_drain_ms(const struct homa_net *hnet,
 void homa_need_ack_answer(struct homa_rpc *rpc)
 {
 	struct homa_net *hnet = rpc->hsk->hnet;
-	struct homa_pkt busy = { .type = BUSY };
 
 	lockdep_assert_held(&rpc->hsk->lock);
 	if (rpc->silent_ticks >= homa_rx_drain_ms(hnet, &hnet->config) &&
 	    homa_request_missing(rpc))
 		return;
-	homa_rpc_xmit_control(rpc, &busy);
+	homa_rpc_xmit_busy(rpc);
 }
 
 /* Bytes @rpc's sender may send that have not arrived. */
@@ -244,6 +243,7 @@ static void homa_timer_rpc(struct homa_rpc *rpc, const struct homa_config *c,
 	bool receiving, rtt_timed = false;
 	int interval, wait;
 
+	lockdep_assert_held(&rpc->hsk->lock);
 	if (!homa_timer_waiting(rpc, &receiving))
 		return;
 	if (receiving && homa_msgin_held(rpc)) {
