@@ -75,6 +75,15 @@ in_ns() {
 	ip netns exec "$ns" "$@"
 }
 
+# homa_set NAME=VALUE NS...: set net.homa.NAME in each namespace.
+homa_set() {
+	local kv=$1 ns
+	shift
+	for ns in "$@"; do
+		in_ns "$ns" sysctl -q -w "net.homa.$kv"
+	done
+}
+
 # metric NS NAME: the value of one Homa metric in a namespace.
 metric() {
 	# shellcheck disable=SC2016	# $1 and $2 are awk's fields

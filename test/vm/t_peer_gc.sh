@@ -8,8 +8,7 @@
 source "$(dirname "$0")/lib.sh"
 
 link_pair gc1 gc2 10.9.0 fd09
-in_ns gc1 sysctl -q -w net.homa.peer_idle_secs=1
-in_ns gc2 sysctl -q -w net.homa.peer_idle_secs=1
+homa_set peer_idle_secs=1 gc1 gc2
 serve gc2 4 40
 serve gc2 6 41
 check "IPv4 echo" in_ns gc1 "$HOMA_TEST" client 10.9.0.2 40 5 1000 1

@@ -14,9 +14,7 @@ link_pair loss1 loss2 10.2.0
 # At 20% loss each way, eight probes in a row fail about once in 3500
 # silences; with the default timeout_ticks (100 ms) that can end an RPC
 # with ETIMEDOUT, as homa.7 BUGS says: on lossy links raise timeout_ticks.
-for ns in loss1 loss2; do
-	in_ns "$ns" sysctl -q -w net.homa.timeout_ticks=1000
-done
+homa_set timeout_ticks=1000 loss1 loss2
 serve loss2 4 50
 server_out=$SERVE_OUT
 # Resolve the neighbours before the loss starts: a lost ARP exchange takes
