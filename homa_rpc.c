@@ -247,7 +247,9 @@ void homa_rpc_free(struct homa_rpc *rpc)
  * homa_skbs_free() - Free a list of packets that Homa held, and count
  * them out of the skbs_live metric.
  * @hnet: the namespace's Homa host.
- * @list: the packets; emptied.
+ * @list: the packets; emptied. The caller owns the list alone (a local
+ *	list, or one under its socket's lock): its own spinlock is not taken,
+ *	and need not have been initialised.
  */
 void homa_skbs_free(struct homa_net *hnet, struct sk_buff_head *list)
 {
@@ -255,7 +257,7 @@ void homa_skbs_free(struct homa_net *hnet, struct sk_buff_head *list)
 
 	if (!n)
 		return;
-	skb_queue_purge(list);
+	__skb_queue_purge(list);
 	homa_metric_add(hnet, HOMA_M_skbs_live, -(s64)n);
 }
 
