@@ -486,8 +486,17 @@ struct homa_sock {
 	/** @inet: the generic inet socket. */
 	struct inet_sock inet;
 
-	/** @hnet: the host (namespace) the socket belongs to. */
+	/**
+	 * @hnet: the host (namespace) the socket belongs to; set once by
+	 * init and valid until the socket is freed (the socket holds a
+	 * reference to its namespace), so code that still holds the socket
+	 * after destroy (a GRANT on its way out, a packet found under RCU)
+	 * may use it. NULL only if init failed early.
+	 */
 	struct homa_net *hnet;
+
+	/** @destroyed: homa_sk_destroy() has run (it runs once). */
+	bool destroyed;
 
 	/**
 	 * @port: the socket's port: a server port after bind, otherwise an

@@ -47,8 +47,7 @@ void homa_xmit_skb(struct homa_sock *hsk, struct homa_peer *peer,
 		   struct sk_buff *skb, int priority)
 {
 	struct sock *sk = &hsk->inet.sk;
-	/* Not hsk->hnet: a GRANT may leave as the socket is destroyed. */
-	struct homa_net *hnet = homa_net(sock_net(sk));
+	struct homa_net *hnet = hsk->hnet;
 	struct dst_entry *dst;
 	struct flowi fl;
 	int tos, prio;
@@ -98,8 +97,7 @@ void homa_xmit_control(struct homa_sock *hsk, struct homa_peer *peer,
 	u32 len;
 
 	if (!skb) {
-		homa_metric_inc(homa_net(sock_net(&hsk->inet.sk)),
-				HOMA_M_tx_no_memory);
+		homa_metric_inc(hsk->hnet, HOMA_M_tx_no_memory);
 		return;
 	}
 	skb_reserve(skb, HOMA_SKB_HEADROOM);

@@ -21,7 +21,8 @@ static void homa_write_space(struct sock *sk)
 {
 	struct socket_wq *wq;
 
-	if (!homa_sk(sk)->hnet || !homa_sock_writeable(homa_sk(sk)))
+	if (!homa_sk(sk)->hnet || homa_sk(sk)->destroyed ||
+	    !homa_sock_writeable(homa_sk(sk)))
 		return;
 	rcu_read_lock();
 	wq = rcu_dereference(sk->sk_wq);
@@ -75,7 +76,7 @@ static void homa_sk_destroy(struct sock *sk)
 {
 	struct homa_sock *hsk = homa_sk(sk);
 
-	if (!hsk->hnet)
+	if (!hsk->hnet || hsk->destroyed)
 		return;
 	homa_sock_unlink(hsk);
 	homa_sock_stop(hsk);
@@ -85,7 +86,8 @@ static void homa_sk_destroy(struct sock *sk)
 	/* A socket whose init failed never got a port nor was counted. */
 	if (hsk->port)
 		homa_metric_add(hsk->hnet, HOMA_M_sockets_live, -1);
-	hsk->hnet = NULL;
+	/* hsk->hnet stays: a GRANT in flight may still send through it. */
+	hsk->destroyed = true;
 }
 
 static int homa_sk_hash(struct sock *sk)
@@ -95,7 +97,7 @@ static int homa_sk_hash(struct sock *sk)
 
 static void homa_sk_unhash(struct sock *sk)
 {
-	if (homa_sk(sk)->hnet)
+	if (homa_sk(sk)->hnet && !homa_sk(sk)->destroyed)
 		homa_sock_unlink(homa_sk(sk));
 }
 
