@@ -81,7 +81,10 @@ struct homa_socktab {
 };
 
 /* log2 of the number of buckets in a namespace's peer table. */
-#define HOMA_PEERTAB_BITS 8
+#define HOMA_PEERTAB_BITS 12
+
+/* Most peers a full table looks at for one to evict (bounded work). */
+#define HOMA_PEER_EVICT_SCAN 64
 
 /* log2 of the number of buckets in a socket's RPC tables. */
 #define HOMA_RPCTAB_BITS 8
@@ -137,6 +140,13 @@ struct homa_peer {
 
 	/** @probes: probes the timer sent the peer in that firing. */
 	int probes;
+
+	/**
+	 * @incoming_rpcs: server RPCs of this namespace whose requests came
+	 * from the peer and have not been handed to recvmsg yet (bounded by
+	 * peer_rpc_limit).
+	 */
+	atomic_t incoming_rpcs;
 
 	/** @num_acks: valid entries in @ack_ids and @ack_ports. */
 	int num_acks;
@@ -259,6 +269,18 @@ struct homa_net {
 
 	/** @peers: hash chains of homa_peer.node by address (RCU). */
 	DECLARE_HASHTABLE(peers, HOMA_PEERTAB_BITS);
+
+	/**
+	 * @peer_hash_key: random key of the peer table's hash, so that no
+	 * sender can choose addresses that share one chain.
+	 */
+	u32 peer_hash_key;
+
+	/** @num_peers: peers in @peers (written under @peer_lock). */
+	int num_peers;
+
+	/** @peer_evict_bkt: where the next eviction scan starts (peer_lock). */
+	u32 peer_evict_bkt;
 
 	/** @next_id: the id of the next client RPC (even; atomic). */
 	atomic64_t next_id;
@@ -420,6 +442,18 @@ struct homa_rpc {
 	 */
 	bool incast;
 
+	/**
+	 * @limited: server only: counted in the socket's and the peer's
+	 * @incoming_rpcs (until recvmsg takes the request or the RPC ends).
+	 */
+	bool limited;
+
+	/**
+	 * @stall_ms: ms the RPC has waited for bytes its sender owes it (or
+	 * for the ack of its response) with no progress; see stall_ms.
+	 */
+	int stall_ms;
+
 	/** @silent_ticks: timer ticks since the peer was last heard from. */
 	int silent_ticks;
 
@@ -540,6 +574,12 @@ struct homa_sock {
 
 	/** @num_client_rpcs: client RPCs among @num_rpcs (incast control). */
 	int num_client_rpcs;
+
+	/**
+	 * @incoming_rpcs: server RPCs whose request has not been handed to
+	 * recvmsg yet (bounded by sock_rpc_limit).
+	 */
+	int incoming_rpcs;
 
 	/**
 	 * @dead_skbs: packets of ended RPCs, freed a few at a time by
@@ -728,6 +768,9 @@ struct homa_rpc *homa_rpc_find_server(struct homa_sock *hsk,
 void homa_rpc_ready(struct homa_rpc *rpc);
 void homa_rpc_fail(struct homa_rpc *rpc, int err);
 void homa_msgin_reset(struct homa_rpc *rpc);
+bool homa_rpc_server_limited(struct homa_sock *hsk, struct homa_peer *peer);
+void homa_rpc_delivered(struct homa_rpc *rpc);
+void homa_msgin_release(struct homa_rpc *rpc);
 void homa_rpc_end(struct homa_rpc *rpc);
 void homa_rpc_end_all(struct homa_sock *hsk);
 void homa_dedup_add(struct homa_rpc *rpc);

@@ -463,6 +463,8 @@ static int homa_send_request(struct homa_sock *hsk, struct msghdr *msg,
 	peer = homa_peer_get(hsk->hnet, &addr);
 	if (IS_ERR(peer))
 		return homa_sock_error(hsk, PTR_ERR(peer),
+				       PTR_ERR(peer) == -ENOSPC ?
+				       "sendmsg: peer table full (max_peers)" :
 				       "sendmsg: no route to the destination");
 	err = homa_msgout_fill(hsk, peer, &packets, &msg->msg_iter, len);
 	if (err) {
@@ -492,33 +494,47 @@ out:
 	return err;
 }
 
-/* The server RPC a reply is for, ready for its response; lock held. */
-static struct homa_rpc *homa_reply_rpc(struct homa_sock *hsk, u64 id)
+/*
+ * The server RPC a reply is for: the one with @id from the client at
+ * @addr and @port that awaits its response; lock held. Clients on
+ * different hosts, or on different ports of one host, may use the same id,
+ * so the id alone names no RPC.
+ */
+static struct homa_rpc *homa_reply_rpc(struct homa_sock *hsk,
+				       const struct in6_addr *addr, u16 port,
+				       u64 id)
 {
 	struct homa_rpc *rpc;
 
 	lockdep_assert_held(&hsk->lock);
-	/*
-	 * Clients on different hosts may use the same id: skip the RPCs
-	 * with it that do not await a reply.
-	 */
 	hash_for_each_possible(hsk->server_rpcs, rpc, hash_node, id)
-		if (rpc->id == id && rpc->state == RPC_IN_SERVICE)
+		if (rpc->id == id && rpc->state == RPC_IN_SERVICE &&
+		    rpc->dport == port &&
+		    ipv6_addr_equal(&rpc->peer->addr, addr))
 			return rpc;
 	return NULL;
 }
 
-/* Send the response of server RPC @id. */
+/* Send the response of server RPC @id to the client msg_name names. */
 static int homa_send_reply(struct homa_sock *hsk, struct msghdr *msg,
 			   size_t len, u64 id)
 {
 	struct sk_buff_head packets;
 	struct homa_peer *peer;
+	struct in6_addr addr;
 	struct homa_rpc *rpc;
-	int err = 0;
+	u16 port;
+	int err;
 
+	err = homa_sendmsg_addr(&hsk->inet.sk, msg, &addr, &port);
+	if (err == -EDESTADDRREQ)
+		return homa_sock_error(hsk, err,
+				       "sendmsg: a reply needs its client's address in msg_name");
+	if (err)
+		return homa_sock_error(hsk, err,
+				       "sendmsg: address family not the socket's");
 	spin_lock_bh(&hsk->lock);
-	rpc = homa_reply_rpc(hsk, id);
+	rpc = homa_reply_rpc(hsk, &addr, port, id);
 	peer = rpc ? rpc->peer : NULL;
 	/* The RPC may end while the lock is dropped: hold its peer. */
 	if (peer)
@@ -526,14 +542,14 @@ static int homa_send_reply(struct homa_sock *hsk, struct msghdr *msg,
 	spin_unlock_bh(&hsk->lock);
 	if (!peer)
 		return homa_sock_error(hsk, -EINVAL,
-				       "sendmsg: no RPC with that id awaits a reply");
+				       "sendmsg: no RPC with that id from the client in msg_name awaits a reply");
 	err = homa_msgout_fill(hsk, peer, &packets, &msg->msg_iter, len);
 	homa_peer_put(peer);
 	if (err)
 		return err;
 	spin_lock_bh(&hsk->lock);
 	/* The RPC may have ended while the lock was dropped. */
-	rpc = homa_reply_rpc(hsk, id);
+	rpc = homa_reply_rpc(hsk, &addr, port, id);
 	if (rpc) {
 		rpc->state = RPC_OUTGOING;
 		rpc->silent_ticks = 0;

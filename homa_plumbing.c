@@ -9,6 +9,7 @@
 
 #include <linux/module.h>
 #include <net/inet_common.h>
+#include <net/ip.h>
 #include <net/protocol.h>
 #include <net/transp_v6.h>
 
@@ -133,6 +134,12 @@ static int homa_bind(struct socket *sock, struct sockaddr *addr, int addr_len)
 	}
 	/* sin_port and sin6_port lie at the same offset. */
 	port = ntohs(((struct sockaddr_in *)addr)->sin_port);
+	/* As for TCP and UDP, a low port needs CAP_NET_BIND_SERVICE. */
+	if (port && inet_port_requires_bind_service(sock_net(sock->sk), port) &&
+	    !ns_capable(sock_net(sock->sk)->user_ns, CAP_NET_BIND_SERVICE)) {
+		err = -EACCES;
+		goto out;
+	}
 	lock_sock(sock->sk);
 	err = homa_sock_bind(hsk, port);
 	release_sock(sock->sk);

@@ -235,6 +235,26 @@ static int homa_timer_resend_wait(struct homa_rpc *rpc,
 	return max(READ_ONCE(c->resend_ticks), drain);
 }
 
+/*
+ * Has the RPC waited stall_ms for bytes its sender owes it (or for the ack
+ * of its response) with no progress? Unlike a timeout, this does not ask
+ * whether the peer is silent: a peer that talks about other RPCs, or a
+ * forger that sends one packet per RPC, must not pin an RPC forever. A
+ * client whose server has sent nothing yet is exempt: the server may
+ * take long to execute the request, and says BUSY meanwhile.
+ */
+static bool homa_timer_stalled(struct homa_rpc *rpc,
+			       const struct homa_config *c, bool receiving,
+			       int ms)
+{
+	int limit = READ_ONCE(c->stall_ms);
+
+	if (!limit || (receiving && rpc->msgin.length < 0))
+		return false;
+	rpc->stall_ms += ms;
+	return rpc->stall_ms >= limit;
+}
+
 static void homa_timer_rpc(struct homa_rpc *rpc, const struct homa_config *c,
 			   int ms)
 {
@@ -250,6 +270,15 @@ static void homa_timer_rpc(struct homa_rpc *rpc, const struct homa_config *c,
 		/* Its silence starts when we let the sender go on. */
 		rpc->silent_ticks = 0;
 		rpc->probes = 0;
+		rpc->stall_ms = 0;
+		return;
+	}
+	if (homa_timer_stalled(rpc, c, receiving, ms)) {
+		homa_metric_inc(hnet, HOMA_M_rpc_stall_timeouts);
+		if (homa_is_client(rpc->id))
+			homa_rpc_fail(rpc, -ETIMEDOUT);
+		else
+			homa_rpc_end(rpc);
 		return;
 	}
 	if (receiving)
