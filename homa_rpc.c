@@ -283,10 +283,20 @@ void homa_rpc_end(struct homa_rpc *rpc)
 void homa_rpc_end_all(struct homa_sock *hsk)
 {
 	struct homa_rpc *rpc, *tmp;
+	bool listed = false;
 
 	lockdep_assert_held(&hsk->lock);
+	/*
+	 * Off the grant list first, and one new grant decision at the end:
+	 * a decision per RPC (each walks the whole list) made closing a
+	 * socket with N granted RPCs cost O(N^2) with bottom halves off.
+	 */
+	list_for_each_entry(rpc, &hsk->active_rpcs, active_links)
+		listed |= homa_grant_unlist(rpc);
 	list_for_each_entry_safe(rpc, tmp, &hsk->active_rpcs, active_links)
 		homa_rpc_end(rpc);
+	if (listed)
+		homa_grant_reschedule(hsk->hnet);
 }
 
 /**
