@@ -83,6 +83,12 @@ struct homa_config {
 	/** @wmem_max: transmit memory one socket may hold, in bytes. */
 	int wmem_max;
 
+	/**
+	 * @rmem_max: memory of received packets one socket may hold (not
+	 * yet copied to its buffer pool), in bytes.
+	 */
+	int rmem_max;
+
 	/** @peer_idle_secs: idle time after which an unused peer is freed. */
 	int peer_idle_secs;
 

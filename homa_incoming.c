@@ -106,6 +106,22 @@ bool homa_msgin_alloc(struct homa_rpc *rpc)
 	return true;
 }
 
+/*
+ * Charge a received packet to its socket's receive memory, unless the
+ * socket already holds rmem_max bytes of them; freeing the packet gives
+ * the memory back.
+ */
+static bool homa_rmem_charge(struct homa_sock *hsk, struct sk_buff *skb)
+{
+	struct sock *sk = &hsk->inet.sk;
+
+	if (atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
+	    (unsigned int)READ_ONCE(hsk->hnet->config.rmem_max))
+		return false;
+	skb_set_owner_r(skb, sk);
+	return true;
+}
+
 /* A DATA packet for @rpc: keep its bytes if new, grant, deliver. */
 static void homa_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 			  const struct homa_pkt *pkt)
@@ -125,6 +141,12 @@ static void homa_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 		homa_msgin_start(rpc, pkt);
 	else if (pkt->data.message_length != in->length)
 		goto malformed;
+	if (!homa_rmem_charge(rpc->hsk, skb)) {
+		/* The socket holds too much: a RESEND brings it back. */
+		homa_metric_inc(hnet, HOMA_M_drop_rmem);
+		kfree_skb(skb);
+		return;
+	}
 	added = homa_gaps_add(&in->gaps, pkt->data.offset,
 			      pkt->data.offset + pkt->data.length);
 	if (added == -ENOSPC) {

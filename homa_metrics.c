@@ -121,6 +121,7 @@ static const struct {
 		    "RPCs ended after stall_ms without progress"),
 	HOMA_METRIC(peers_evicted,
 		    "unused peers freed to make room (max_peers)"),
+	HOMA_METRIC(drop_rmem, "DATA dropped: socket holds rmem_max bytes"),
 };
 
 #undef HOMA_METRIC

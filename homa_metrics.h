@@ -96,6 +96,8 @@
  * @HOMA_M_rpc_stall_timeouts: RPCs ended or failed after stall_ms
  *	without progress.
  * @HOMA_M_peers_evicted: unused peers freed to make room (max_peers).
+ * @HOMA_M_drop_rmem: DATA dropped: its socket holds rmem_max bytes of
+ *	received packets.
  * @HOMA_NUM_METRICS: the number of metrics.
  */
 enum homa_metric {
@@ -177,6 +179,7 @@ enum homa_metric {
 	HOMA_M_drop_rpc_limit,
 	HOMA_M_rpc_stall_timeouts,
 	HOMA_M_peers_evicted,
+	HOMA_M_drop_rmem,
 	HOMA_NUM_METRICS
 };
 
