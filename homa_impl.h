@@ -56,6 +56,7 @@
 #include "homa_pace.h"
 #include "homa_pool.h"
 #include "homa_rtt.h"
+#include "homa_timer_policy.h"
 #include "homa_wire.h"
 
 /* log2 of the number of buckets in a namespace's socket table. */
@@ -88,9 +89,6 @@ struct homa_socktab {
 
 /* log2 of the number of buckets in a socket's RPC tables. */
 #define HOMA_RPCTAB_BITS 8
-
-/* Most doublings of an RPC's probe interval that BUSY answers earn. */
-#define HOMA_BUSY_BACKOFF_MAX 5
 
 /* Most executed requests a server socket remembers (see homa_dedup.c). */
 #define HOMA_DEDUP_MAX 65536
@@ -449,25 +447,11 @@ struct homa_rpc {
 	bool limited;
 
 	/**
-	 * @stall_ms: ms the RPC has waited for bytes its sender owes it (or
-	 * for the ack of its response) with no progress; see stall_ms.
+	 * @probe: silence, probes, backoff and stall of the RPC; written
+	 * only by homa_timer_policy.c, to which the timer, the receive path
+	 * and sendmsg report events.
 	 */
-	int stall_ms;
-
-	/** @silent_ticks: timer ticks since the peer was last heard from. */
-	int silent_ticks;
-
-	/** @resend_ticks: ticks since the last RESEND this side sent. */
-	int resend_ticks;
-
-	/** @probes: RESENDs or NEED_ACKs sent since the peer last spoke. */
-	int probes;
-
-	/**
-	 * @busy_backoff: BUSY answers since the peer last sent something
-	 * else (capped); each doubles the interval between probes.
-	 */
-	int busy_backoff;
+	struct homa_probe probe;
 
 	/** @hash_node: link in the socket's client or server RPC table. */
 	struct hlist_node hash_node;

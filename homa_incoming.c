@@ -161,7 +161,7 @@ static void homa_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 		homa_metric_inc(hnet, HOMA_M_drop_duplicate);
 		kfree_skb(skb);
 	} else {
-		rpc->stall_ms = 0;
+		homa_probe_progress(&rpc->probe);
 		homa_skb_cb(skb)->offset = pkt->data.offset;
 		homa_skb_cb(skb)->length = pkt->data.length;
 		__skb_queue_tail(&in->packets, skb);
@@ -211,7 +211,7 @@ static void homa_resend_pkt(struct homa_rpc *rpc, const struct homa_pkt *pkt)
 		return;
 	}
 	/* The receiver still works on the message: not stalled. */
-	rpc->stall_ms = 0;
+	homa_probe_progress(&rpc->probe);
 	if (pkt->resend.length == HOMA_RESEND_ALL)
 		end = out->next_xmit_offset;
 	else
@@ -232,26 +232,7 @@ static void homa_resend_pkt(struct homa_rpc *rpc, const struct homa_pkt *pkt)
 static void homa_rpc_heard(struct homa_rpc *rpc, u8 type)
 {
 	lockdep_assert_held(&rpc->hsk->lock);
-	/*
-	 * A NEED_ACK is not progress: its sender thinks it has sent
-	 * everything. Our silence goes on counting, so that our timer asks
-	 * for what is missing once it is overdue (NEED_ACKs come far more
-	 * often than that wait on a slow link).
-	 */
-	if (type != NEED_ACK) {
-		rpc->silent_ticks = 0;
-		rpc->probes = 0;
-	}
-	if (type == BUSY) {
-		/* Alive with nothing to send: ask less and less often. */
-		rpc->busy_backoff = min(rpc->busy_backoff + 1,
-					HOMA_BUSY_BACKOFF_MAX);
-		rpc->resend_ticks = 0;
-	} else if (type != NEED_ACK) {
-		rpc->busy_backoff = 0;
-		/* After silence, the first RESEND goes out without waiting. */
-		rpc->resend_ticks = INT_MAX / 2;
-	}
+	homa_probe_heard(&rpc->probe, type == NEED_ACK, type == BUSY);
 }
 
 /* Handle a packet for an RPC that exists; @skb is consumed. */

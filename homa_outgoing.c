@@ -552,7 +552,7 @@ static int homa_send_reply(struct homa_sock *hsk, struct msghdr *msg,
 	rpc = homa_reply_rpc(hsk, &addr, port, id);
 	if (rpc) {
 		rpc->state = RPC_OUTGOING;
-		rpc->silent_ticks = 0;
+		homa_probe_replied(&rpc->probe);
 		homa_msgout_attach(rpc, &packets, len);
 		homa_xmit_data(rpc);
 	} else {

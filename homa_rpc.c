@@ -31,6 +31,7 @@ static struct homa_rpc *homa_rpc_alloc(struct homa_sock *hsk,
 	homa_msgin_init(&rpc->msgin);
 	INIT_LIST_HEAD(&rpc->ready_links);
 	homa_grant_rpc_init(&rpc->grant);
+	homa_probe_init(&rpc->probe);
 	INIT_LIST_HEAD(&rpc->pacer_links);
 	INIT_LIST_HEAD(&rpc->pacer_fifo_links);
 	list_add_tail(&rpc->active_links, &hsk->active_rpcs);
