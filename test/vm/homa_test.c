@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <sys/socket.h>
+#include <signal.h>
 
 #include "homa.h"
 
@@ -1345,26 +1346,40 @@ static void cmd_forge(const char *host, int dport, int sport,
 	}
 }
 
+static volatile sig_atomic_t pending_done;
+
+static void pending_stop(int sig)
+{
+	(void)sig;
+	pending_done = 1;
+}
+
 /*
  * pending ADDR PORT MS: send a 1000-byte request to a server that never
  * answers, print "sent PORT ID" (our port and the RPC's id), then watch
- * the socket for MS milliseconds: nothing may complete the RPC.
+ * the socket until SIGUSR1 comes (at most MS milliseconds) and for 200 ms
+ * more: nothing may complete the RPC.
  */
 static void cmd_pending(const char *host, int port, int ms)
 {
 	union sockaddr_homa to, from;
 	int family = parse_addr(host, port, &to);
-	int fd = homa_socket(family), n;
+	int fd = homa_socket(family), n, ready = 0;
 	struct homa_recvmsg_args ra = { 0 };
 	struct homa_sendmsg_args sa = { 0 };
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	char buf[1000];
 
+	signal(SIGUSR1, pending_stop);
 	setup_pool(fd);
 	memset(buf, 'p', sizeof(buf));
 	expect_errno("sendmsg", do_send(fd, &to, buf, sizeof(buf), &sa), 0);
 	printf("sent %d %llu\n", local_port(fd), (unsigned long long)sa.id);
-	if (poll(&pfd, 1, ms) != 0) {
+	for (; !pending_done && ms > 0 && !ready; ms -= 100)
+		ready = poll(&pfd, 1, 100) > 0;
+	if (!pending_done && !ready)
+		fail("no SIGUSR1 within the time given");
+	if (ready || poll(&pfd, 1, 200) > 0) {
 		n = do_recv(fd, &ra, &from, MSG_DONTWAIT);
 		fail("the RPC ended early: recvmsg %d (%s)", n,
 		     n < 0 ? strerror(errno) : "a response");
@@ -1415,6 +1430,31 @@ static void cmd_stall_fail(const char *host, int port)
 	close(fd);
 }
 
+/*
+ * bcast ADDR DPORT: a RESEND for an RPC nobody has, sent through a raw
+ * socket to the broadcast address ADDR: a host must not answer a packet
+ * that every host on the link received (drop_not_host).
+ */
+static void cmd_bcast(const char *host, int dport)
+{
+	int fd = socket(AF_INET, SOCK_RAW, IPPROTO_HOMA), one = 1;
+	union sockaddr_homa to;
+	unsigned char p[37];
+
+	parse_addr(host, 0, &to);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_BROADCAST, &one,
+				 sizeof(one)) < 0) {
+		fail("raw broadcast socket: %s", strerror(errno));
+		return;
+	}
+	memset(p, 0, sizeof(p));
+	raw_header(p, dport, 0x12);
+	put_be(p + 32, 4, 100);		/* length */
+	if (sendto(fd, p, sizeof(p), 0, &to.sa, sizeof(to.in4)) != sizeof(p))
+		fail("broadcast sendto: %s", strerror(errno));
+	close(fd);
+}
+
 static void print_usage(void)
 {
 	printf("Usage: %s sockets | bind | hold PORT [noserver] |\n"
@@ -1429,7 +1469,7 @@ static void print_usage(void)
 	       "       sink PORT | send ADDR PORT SIZE |\n"
 	       "       tagged ADDR PORT TAG | swap_server PORT fwd|rev |\n"
 	       "       forge HOST DPORT SPORT ID | pending ADDR PORT MS |\n"
-	       "       stall_fail ADDR PORT\n",
+	       "       stall_fail ADDR PORT | bcast ADDR DPORT\n",
 	       "homa_test");
 	exit(2);
 }
@@ -1496,6 +1536,8 @@ int main(int argc, char **argv)
 			  strtoull(argv[5], NULL, 0));
 	else if (!strcmp(argv[1], "pending") && argc == 5)
 		cmd_pending(argv[2], atoi(argv[3]), atoi(argv[4]));
+	else if (!strcmp(argv[1], "bcast") && argc == 4)
+		cmd_bcast(argv[2], atoi(argv[3]));
 	else if (!strcmp(argv[1], "stall_fail") && argc == 4)
 		cmd_stall_fail(argv[2], atoi(argv[3]));
 	else if (!strcmp(argv[1], "client") && argc == 7)

@@ -57,7 +57,8 @@ done
 
 hold rm_s 501
 pend=$(mktemp /tmp/pend.XXXXXX)
-in_ns rm_a "$HOMA_TEST" pending 10.7.3.1 501 3000 > "$pend" 2>&1 &
+# Not through in_ns: $! must be homa_test itself (ip execs it).
+ip netns exec rm_a "$HOMA_TEST" pending 10.7.3.1 501 60000 > "$pend" 2>&1 &
 p=$!
 for _ in $(seq 100); do
 	grep -q '^sent' "$pend" && break
@@ -67,6 +68,8 @@ read -r _ cport cid < <(grep '^sent' "$pend")
 resent=$(metric rm_a data_resent)
 in_ns rm_x "$HOMA_TEST" forge 10.7.3.2 "$cport" 501 "$cid"
 in_ns rm_s "$HOMA_TEST" forge 10.7.3.2 "$cport" 502 "$cid"
+sleep 0.5
+kill -USR1 "$p"
 check "the client RPC is still pending" wait "$p"
 grep '^# ' "$pend" || true
 check_eq "forged packets dropped" "$(metric rm_a drop_wrong_source)" 12
