@@ -1346,12 +1346,18 @@ static void cmd_forge(const char *host, int dport, int sport,
 	}
 }
 
-static volatile sig_atomic_t pending_done;
+/* Set by SIGUSR1; read and written with atomics (no volatile). */
+static sig_atomic_t pending_done;
 
 static void pending_stop(int sig)
 {
 	(void)sig;
-	pending_done = 1;
+	__atomic_store_n(&pending_done, 1, __ATOMIC_RELAXED);
+}
+
+static bool pending_stopped(void)
+{
+	return __atomic_load_n(&pending_done, __ATOMIC_RELAXED);
 }
 
 /*
@@ -1375,9 +1381,9 @@ static void cmd_pending(const char *host, int port, int ms)
 	memset(buf, 'p', sizeof(buf));
 	expect_errno("sendmsg", do_send(fd, &to, buf, sizeof(buf), &sa), 0);
 	printf("sent %d %llu\n", local_port(fd), (unsigned long long)sa.id);
-	for (; !pending_done && ms > 0 && !ready; ms -= 100)
+	for (; !pending_stopped() && ms > 0 && !ready; ms -= 100)
 		ready = poll(&pfd, 1, 100) > 0;
-	if (!pending_done && !ready)
+	if (!pending_stopped() && !ready)
 		fail("no SIGUSR1 within the time given");
 	if (ready || poll(&pfd, 1, 200) > 0) {
 		n = do_recv(fd, &ra, &from, MSG_DONTWAIT);
