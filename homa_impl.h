@@ -787,6 +787,8 @@ struct sk_buff *homa_msgout_next(struct homa_rpc *rpc);
 void homa_xmit_data_next(struct homa_rpc *rpc);
 void homa_resend_data(struct homa_rpc *rpc, u32 start, u32 end);
 void homa_msgout_restart(struct homa_rpc *rpc);
+
+/* homa_sendmsg.c */
 bool homa_sock_writeable(struct homa_sock *hsk);
 int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t len);
 
@@ -795,7 +797,7 @@ void homa_msgin_check(struct homa_rpc *rpc);
 void homa_msgin_start(struct homa_rpc *rpc, const struct homa_pkt *pkt);
 bool homa_msgin_alloc(struct homa_rpc *rpc);
 
-/* homa_interest.c */
+/* homa_recvmsg.c */
 int homa_pool_setup(struct homa_sock *hsk, const struct homa_rcvbuf_args *args);
 void homa_pool_free(struct homa_pool *pool);
 int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags,
