@@ -608,6 +608,24 @@ struct homa_skb_cb {
 };
 
 /**
+ * homa_pace_params_read() - The pacer's view of a namespace's
+ * configuration, for homa_pace.c's decisions.
+ * @hnet: the namespace's Homa host.
+ * @p: filled in.
+ */
+static inline void homa_pace_params_read(struct homa_net *hnet,
+					 struct homa_pace_params *p)
+{
+	p->link_mbps = READ_ONCE(hnet->config.link_mbps);
+	p->max_nic_queue_ns = READ_ONCE(hnet->config.max_nic_queue_ns);
+	p->fifo_fraction = READ_ONCE(hnet->config.pacer_fifo_fraction);
+	p->throttle_min_bytes = READ_ONCE(hnet->config.throttle_min_bytes);
+}
+
+/* Room for link and IP headers in front of a Homa header. */
+#define HOMA_SKB_HEADROOM (MAX_HEADER + sizeof(struct ipv6hdr))
+
+/**
  * homa_skb_cb() - Homa's control block of a packet.
  * @skb: a DATA packet held by Homa.
  *
@@ -766,13 +784,17 @@ bool homa_rpc_reap(struct homa_sock *hsk, int limit);
 void homa_rpc_free(struct homa_rpc *rpc);
 void homa_skbs_free(struct homa_net *hnet, struct sk_buff_head *list);
 
-/* homa_outgoing.c */
+/* homa_xmit.c */
 void homa_xmit_skb(struct homa_sock *hsk, struct homa_peer *peer,
 		   struct sk_buff *skb, int priority);
 void homa_xmit_control(struct homa_sock *hsk, struct homa_peer *peer,
 		       struct homa_pkt *pkt);
 void homa_rpc_xmit_control(struct homa_rpc *rpc, struct homa_pkt *pkt);
 void homa_rpc_xmit_busy(struct homa_rpc *rpc);
+u32 homa_xmit_pkt_bytes(struct homa_rpc *rpc, struct sk_buff *skb);
+void homa_xmit_account(struct homa_net *hnet, u32 bytes);
+
+/* homa_outgoing.c */
 u32 homa_payload_max(struct homa_net *hnet, struct homa_peer *peer);
 int homa_offload_init(void);
 void homa_offload_exit(void);
@@ -806,9 +828,7 @@ int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags,
 /* homa_pacer.c */
 int homa_pacer_net_init(struct homa_net *hnet);
 void homa_pacer_net_exit(struct homa_net *hnet);
-u32 homa_pacer_pkt_bytes(struct homa_rpc *rpc, struct sk_buff *skb);
 bool homa_pacer_admit(struct homa_rpc *rpc, struct sk_buff *skb);
-void homa_pacer_sent(struct homa_net *hnet, u32 bytes);
 void homa_pacer_unthrottle(struct homa_rpc *rpc);
 void homa_pacer_tick(struct homa_net *hnet);
 u32 homa_pacer_unsched_window(struct homa_net *hnet);

@@ -1,143 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0+
 /*
- * Outgoing messages and packet output: cutting a message into DATA
- * packets, sending them as grants and the pacer allow, sending ranges
- * again, and putting packets (DATA and control) on the wire through the
- * IPv4 or IPv6 output path. A message's packets are kept until the RPC
- * ends so that any range can be sent again; what goes on the wire is
- * always a copy. The sendmsg system call above this is homa_sendmsg.c.
+ * Outgoing messages: cutting a message into DATA packets, sending them as
+ * grants and the pacer allow, and sending ranges again. A message's
+ * packets are kept until the RPC ends so that any range can be sent again;
+ * what goes on the wire is always a copy (homa_xmit.c puts it there). The
+ * pacer feeds back into this file through homa_msgout_next() and
+ * homa_xmit_data_next(); this file asks it through homa_pacer_admit() and
+ * homa_pacer_unsched_window(). The sendmsg system call above this is
+ * homa_sendmsg.c.
  */
 
 #include <net/ip.h>
 #include <net/ipv6.h>
 
 #include "homa_impl.h"
-
-/* Room for link and IP headers in front of a Homa header. */
-#define HOMA_SKB_HEADROOM (MAX_HEADER + sizeof(struct ipv6hdr))
-
-static enum homa_metric homa_tx_metric(u8 type)
-{
-	switch (type) {
-	case DATA:
-		return HOMA_M_pkts_tx_data;
-	case GRANT:
-		return HOMA_M_pkts_tx_grant;
-	case RESEND:
-		return HOMA_M_pkts_tx_resend;
-	case RPC_UNKNOWN:
-		return HOMA_M_pkts_tx_rpc_unknown;
-	case BUSY:
-		return HOMA_M_pkts_tx_busy;
-	case NEED_ACK:
-		return HOMA_M_pkts_tx_need_ack;
-	case CUTOFFS:
-		return HOMA_M_pkts_tx_cutoffs;
-	default:
-		return HOMA_M_pkts_tx_ack;
-	}
-}
-
-/**
- * homa_xmit_skb() - Send one packet whose Homa header is built.
- * @hsk: the sending socket.
- * @peer: the destination host.
- * @skb: the packet, data at the Homa header; always consumed.
- * @priority: Homa priority level (0-7), mapped to the IP TOS.
- */
-void homa_xmit_skb(struct homa_sock *hsk, struct homa_peer *peer,
-		   struct sk_buff *skb, int priority)
-{
-	struct sock *sk = &hsk->inet.sk;
-	struct homa_net *hnet = hsk->hnet;
-	struct dst_entry *dst;
-	struct flowi fl;
-	int tos, prio;
-
-	prio = READ_ONCE(hnet->config.priority_map[priority & 7]);
-	tos = prio << 5;
-	homa_metric_inc(hnet, homa_tx_metric(((struct homa_common_hdr *)
-					      skb->data)->type));
-	dst = homa_peer_dst(hnet, peer, &fl);
-	if (!dst) {
-		homa_metric_inc(hnet, HOMA_M_tx_no_route);
-		kfree_skb(skb);
-		return;
-	}
-	skb_dst_set(skb, dst);
-	skb_reset_transport_header(skb);
-	if (skb_is_gso(skb)) {
-		/*
-		 * Segmentation (in software or by a NIC) treats the common
-		 * header as TCP's and fills its checksum field, which Homa
-		 * does not use; the stack wants CHECKSUM_PARTIAL for that.
-		 */
-		skb->ip_summed = CHECKSUM_PARTIAL;
-		skb->csum_start = skb_transport_header(skb) - skb->head;
-		skb->csum_offset = offsetof(struct homa_common_hdr, checksum);
-	} else {
-		skb->ip_summed = CHECKSUM_NONE;
-	}
-	if (ipv6_addr_v4mapped(&peer->addr))
-		__ip_queue_xmit(sk, skb, &fl, tos);
-	else
-		ip6_xmit(sk, skb, &fl.u.ip6, sk->sk_mark, NULL, tos,
-			 sk->sk_priority);
-}
-
-/**
- * homa_xmit_control() - Send a control packet.
- * @hsk: the sending socket.
- * @peer: the destination host.
- * @pkt: the packet; its sport is filled in from @hsk.
- */
-void homa_xmit_control(struct homa_sock *hsk, struct homa_peer *peer,
-		       struct homa_pkt *pkt)
-{
-	struct sk_buff *skb = alloc_skb(HOMA_SKB_HEADROOM + HOMA_MAX_HEADER,
-					GFP_ATOMIC);
-	u32 len;
-
-	if (!skb) {
-		homa_metric_inc(hsk->hnet, HOMA_M_tx_no_memory);
-		return;
-	}
-	skb_reserve(skb, HOMA_SKB_HEADROOM);
-	pkt->sport = hsk->port;
-	len = homa_wire_build(skb_put(skb, HOMA_MAX_HEADER), HOMA_MAX_HEADER,
-			      pkt);
-	skb_trim(skb, len);
-	/* Control packets skip the pacer but fill the NIC queue too. */
-	homa_pacer_sent(hsk->hnet, len + (ipv6_addr_v4mapped(&peer->addr) ?
-					  sizeof(struct iphdr) :
-					  sizeof(struct ipv6hdr)));
-	homa_xmit_skb(hsk, peer, skb, HOMA_MAX_PRIORITIES - 1);
-}
-
-/**
- * homa_rpc_xmit_control() - Send a control packet about an RPC.
- * @rpc: the RPC; its peer, port and id address the packet.
- * @pkt: the packet's type and body.
- */
-void homa_rpc_xmit_control(struct homa_rpc *rpc, struct homa_pkt *pkt)
-{
-	pkt->dport = rpc->dport;
-	pkt->sender_id = rpc->id;
-	homa_xmit_control(rpc->hsk, rpc->peer, pkt);
-}
-
-/**
- * homa_rpc_xmit_busy() - Tell an RPC's peer that we are alive but have
- * nothing for it now (BUSY).
- * @rpc: the RPC; the caller holds its socket's lock.
- */
-void homa_rpc_xmit_busy(struct homa_rpc *rpc)
-{
-	struct homa_pkt busy = { .type = BUSY };
-
-	lockdep_assert_held(&rpc->hsk->lock);
-	homa_rpc_xmit_control(rpc, &busy);
-}
 
 /**
  * homa_payload_max() - Most message bytes one DATA packet carries to a
@@ -379,7 +255,8 @@ void homa_resend_data(struct homa_rpc *rpc, u32 start, u32 end)
 		if (pkt_end <= start)
 			continue;
 		/* Retransmissions skip the pacer: they repair a stall. */
-		homa_pacer_sent(rpc->hsk->hnet, homa_pacer_pkt_bytes(rpc, skb));
+		homa_xmit_account(rpc->hsk->hnet,
+				  homa_xmit_pkt_bytes(rpc, skb));
 		homa_xmit_data_pkt(rpc, skb, true);
 		homa_metric_inc(rpc->hsk->hnet, HOMA_M_data_resent);
 	}
