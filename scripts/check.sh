@@ -82,5 +82,20 @@ for f in "${scripts[@]}"; do
 	result "shellcheck $f" "$status" "$LOG/sc"
 done
 
+# 5. Source compatibility: a program using every name of the reference
+# implementation's homa.h builds against ours as C and as C++ with warnings
+# as errors (its static assertions check values, types and layout) and runs.
+for lang in c c++; do
+	status=0
+	case $lang in
+	c) cc=(gcc -std=gnu11) ;;
+	c++) cc=(g++ -x c++ -std=gnu++17) ;;
+	esac
+	{ "${cc[@]}" -Wall -Wextra -Werror -I"$TOP" -o "$LOG/names" \
+		test/api/reference_names.c && "$LOG/names"; } \
+		> "$LOG/api" 2>&1 || status=1
+	result "reference API names ($lang)" "$status" "$LOG/api"
+done
+
 echo "check: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -258,11 +258,12 @@ static void cmd_ioctl(void)
 
 	expect_errno("bind 900", bind_port(fd, AF_INET6, 900), 0);
 	memset(&info, 0xa5, sizeof(info));
-	info.rpc_info = 0;
+	info.rpc_info = NULL;
 	info.rpc_info_length = 0;
 	expect_errno("HOMAIOCINFO", ioctl(fd, HOMAIOCINFO, &info), 0);
 	if (info.port != 900 || info.num_rpcs != 0)
 		fail("HOMAIOCINFO: port %u rpcs %u", info.port, info.num_rpcs);
+	expect_errno("HOMAIOCFREEZE", ioctl(fd, HOMAIOCFREEZE), EOPNOTSUPP);
 	if (info.error_msg[0] != 0 || info._pad != 0)
 		fail("HOMAIOCINFO left stale bytes in its answer");
 	memset(&abort_args, 0, sizeof(abort_args));
@@ -1018,7 +1019,7 @@ static void cmd_info(void)
 	for (i = 0; i < 200; i++) {
 		memset(&info, 0, sizeof(info));
 		memset(ri, 0xa5, sizeof(ri));
-		info.rpc_info = (uintptr_t)ri;
+		info.rpc_info = ri;
 		info.rpc_info_length = sizeof(ri);
 		expect_errno("HOMAIOCINFO", ioctl(fd, HOMAIOCINFO, &info), 0);
 		s = find_info(ri, info.num_rpcs, sa.id | 1);
@@ -1053,7 +1054,7 @@ static void cmd_info(void)
 	/* Room for one entry: one is written, num_rpcs still says 2. */
 	memset(&info, 0, sizeof(info));
 	memset(ri, 0xa5, sizeof(ri));
-	info.rpc_info = (uintptr_t)ri;
+	info.rpc_info = ri;
 	info.rpc_info_length = sizeof(ri[0]);
 	expect_errno("HOMAIOCINFO, room for 1", ioctl(fd, HOMAIOCINFO, &info),
 		     0);
@@ -1063,7 +1064,7 @@ static void cmd_info(void)
 		     (unsigned long long)ri[0].id);
 	if (ri[1].id != 0xa5a5a5a5a5a5a5a5ULL)
 		fail("room for 1: a second entry was written");
-	info.rpc_info = 8;
+	info.rpc_info_addr = 8;
 	info.rpc_info_length = sizeof(ri);
 	expect_errno("HOMAIOCINFO, bad rpc_info pointer",
 		     ioctl(fd, HOMAIOCINFO, &info), EFAULT);
