@@ -680,8 +680,13 @@ static void cmd_sink(int port)
 	}
 }
 
-/* send ADDR PORT SIZE: one request of SIZE bytes; wait for its answer. */
-static void cmd_send(const char *host, int port, int size)
+/*
+ * send ADDR PORT SIZE [LINGER_MS]: one request of SIZE bytes; wait for its
+ * answer and print "done SIZE id ID port PORT" (the RPC id and the client
+ * port); then keep the socket open LINGER_MS more milliseconds (so that it
+ * can still answer its server's NEED_ACK).
+ */
+static void cmd_send(const char *host, int port, int size, int linger_ms)
 {
 	union sockaddr_homa to, from;
 	int fd = homa_socket(parse_addr(host, port, &to)), i, len;
@@ -706,7 +711,9 @@ static void cmd_send(const char *host, int port, int size)
 		fail("answer to %d bytes: %d (%s)", size, len,
 		     len < 0 ? strerror(errno) : "length");
 	else
-		printf("done %d\n", size);
+		printf("done %d id %llu port %d\n", size,
+		       (unsigned long long)ra.id, local_port(fd));
+	usleep(linger_ms * 1000);
 }
 
 /* A request and its recvmsg on one loopback socket pair. */
@@ -1210,7 +1217,7 @@ static void print_usage(void)
 	       "       client ADDR PORT COUNT SIZE WINDOW |\n"
 	       "       tcp_server PORT | tcp_client ADDR PORT COUNT SIZE |\n"
 	       "       wmem ADDR PORT | replay PORT ID | unknown_ready PORT |\n"
-	       "       sink PORT | send ADDR PORT SIZE\n",
+	       "       sink PORT | send ADDR PORT SIZE [LINGER_MS]\n",
 	       "homa_test");
 	exit(2);
 }
@@ -1264,8 +1271,9 @@ int main(int argc, char **argv)
 			       atoi(argv[5]));
 	else if (!strcmp(argv[1], "sink") && argc == 3)
 		cmd_sink(atoi(argv[2]));
-	else if (!strcmp(argv[1], "send") && argc == 5)
-		cmd_send(argv[2], atoi(argv[3]), atoi(argv[4]));
+	else if (!strcmp(argv[1], "send") && (argc == 5 || argc == 6))
+		cmd_send(argv[2], atoi(argv[3]), atoi(argv[4]),
+			 argc == 6 ? atoi(argv[5]) : 0);
 	else if (!strcmp(argv[1], "client") && argc == 7)
 		cmd_client(argv[2], atoi(argv[3]), atoi(argv[4]),
 			   atoi(argv[5]), atoi(argv[6]));
