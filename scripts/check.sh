@@ -97,5 +97,13 @@ for lang in c c++; do
 	result "reference API names ($lang)" "$status" "$LOG/api"
 done
 
+# 6. The README's first RPC (hello.c) builds against homa.h as it stands.
+status=0
+awk '/^<!-- hello.c:/ { on = 1; next } on && /^```c/ { copy = 1; next }
+	copy && /^```/ { exit } copy' README.md > "$LOG/hello.c"
+{ [ -s "$LOG/hello.c" ] && gcc -Wall -Wextra -Werror -I"$TOP" \
+	-o "$LOG/hello" "$LOG/hello.c"; } > "$LOG/api" 2>&1 || status=1
+result "README hello.c" "$status" "$LOG/api"
+
 echo "check: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

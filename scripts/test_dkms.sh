@@ -4,7 +4,8 @@
 # kernel (made once with debootstrap and kept in .tools as a tar file);
 # install the package there and check that DKMS built and installed
 # homa.ko for that kernel, where modprobe finds it, and installed homa.h
-# and the manual pages. Then play a kernel installed later: drop the
+# and the manual pages, and build the README's hello.c against that
+# homa.h. Then play a kernel installed later: drop the
 # kernel's build (dkms unbuild) and run the hook a kernel package runs
 # (/etc/kernel/postinst.d/dkms), which must build it again. The chroot
 # stays in .tools/dkms-root for the VM test t_dkms.sh, which loads the
@@ -126,6 +127,12 @@ check "/usr/include/homa.h is the tree's" cmp "$root/usr/include/homa.h" \
 check "homa(7) installed" test -f "$root/usr/share/man/man7/homa.7.gz"
 check "sendmsg_homa(2) installed" \
 	test -f "$root/usr/share/man/man2/sendmsg_homa.2.gz"
+# The README's first RPC, built against the installed header; t_dkms.sh
+# runs it in the VM.
+awk '/^<!-- hello.c:/ { on = 1; next } on && /^```c/ { copy = 1; next }
+	copy && /^```/ { exit } copy' "$TOP/README.md" > "$root/tmp/hello.c"
+check "README hello.c builds against the installed homa.h" gcc -Wall \
+	-I"$root/usr/include" -o "$root/tmp/hello" "$root/tmp/hello.c"
 check "sources in /usr/src/homa-$version" \
 	test -f "$root/usr/src/homa-$version/dkms.conf"
 
