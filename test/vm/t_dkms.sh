@@ -23,7 +23,6 @@ reload() {
 		rmmod homa
 	fi
 	insmod "$TOP/homa.ko"
-	dmesg | tail -n 5 | sed 's/^/# dmesg: /'
 }
 trap 'cleanup; reload' EXIT
 
