@@ -9,6 +9,7 @@
 #   make rtt        small-RPC round trip, Homa vs TCP, in the VM (a figure)
 #   make bench      Homa vs TCP vs DCTCP on the emulated datacenter, with
 #                   tables and plots (util/README-bench.md; BENCH_ARGS=...)
+#   make deb        the Debian package homa-dkms in build/deb (DKMS)
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 TOOLS := $(TOP)/.tools
@@ -21,7 +22,8 @@ KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
 		tail -n 1; fi)
 KVER = $(patsubst linux-headers-%,%,$(notdir $(realpath $(KDIR))))
 
-.PHONY: all modules setup check unit vmtest test demo rtt bench clean print-kdir
+.PHONY: all modules setup check unit vmtest test demo rtt bench deb clean \
+	print-kdir
 
 all: modules
 
@@ -56,7 +58,10 @@ bench: modules
 	$(MAKE) -C $(TOP)/util
 	$(TOP)/util/cp_vs_tcp $(BENCH_ARGS)
 
+deb:
+	@$(TOP)/scripts/make_deb.sh
+
 clean:
 	$(MAKE) -C $(KDIR) M=$(TOP) clean
 	-$(MAKE) -C $(TOP)/test/unit clean
-	rm -rf $(TOP)/test/vm/build
+	rm -rf $(TOP)/test/vm/build $(TOP)/build

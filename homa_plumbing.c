@@ -301,7 +301,7 @@ static int homa_ioc_info(struct sock *sk, void __user *arg)
 	/* Room for the RPCs that exist now, and a few more. */
 	room = min_t(u64, info.rpc_info_length / sizeof(*ri),
 		     READ_ONCE(hsk->num_rpcs) + 16);
-	if (!info.rpc_info)
+	if (!info.rpc_info_addr)
 		room = 0;
 	if (room) {
 		ri = kvcalloc(room, sizeof(*ri), GFP_KERNEL);
@@ -324,7 +324,7 @@ static int homa_ioc_info(struct sock *sk, void __user *arg)
 	if (msg)
 		strscpy(info.error_msg, msg, sizeof(info.error_msg));
 	info._pad = 0;
-	if (n && copy_to_user(u64_to_user_ptr(info.rpc_info), ri,
+	if (n && copy_to_user(u64_to_user_ptr(info.rpc_info_addr), ri,
 			      n * sizeof(*ri)))
 		err = -EFAULT;
 	kvfree(ri);
@@ -379,6 +379,9 @@ static int homa_socket_ioctl(struct socket *sock, unsigned int cmd,
 		return homa_ioc_info(sock->sk, (void __user *)arg);
 	case HOMAIOCABORT:
 		return homa_ioc_abort(sock->sk, (void __user *)arg);
+	case HOMAIOCFREEZE:
+		/* The reference's time trace; there is none here. */
+		return -EOPNOTSUPP;
 	default:
 		return -ENOIOCTLCMD;
 	}

@@ -7,7 +7,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 tools="$top/.tools"
 stamp="$tools/setup.stamp"
-version=4	# bump when the list below changes
+version=5	# bump when the list below changes
 
 apt_pkgs=(
 	linux-headers-amd64 linux-image-amd64 linux-source
@@ -15,6 +15,7 @@ apt_pkgs=(
 	sparse shellcheck libgtest-dev cmake g++ make bc
 	python3-venv python3-pip python3-matplotlib
 	mandoc groff-base xz-utils codespell
+	tshark tcpdump debootstrap
 )
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$version" ] &&
@@ -33,6 +34,9 @@ fi
 
 echo "setup: installing Debian packages"
 export DEBIAN_FRONTEND=noninteractive
+# tshark's package asks whether non-root users may capture: no.
+echo "wireshark-common wireshark-common/install-setuid boolean false" |
+	debconf-set-selections
 apt-get update -q
 apt-get install -y -q --no-install-recommends "${apt_pkgs[@]}"
 

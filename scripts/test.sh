@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Run every suite: static checks, manual pages, unit tests (kernel
-# decision files, cp_node, the benchmark driver), VM tests. Each suite ends
-# with "<suite>: N passed, N failed"; this script sums them into one closing
-# line "N passed, N failed" and fails if any suite failed or said nothing.
+# decision files, cp_node, the benchmark driver), the homa-dkms package in
+# a chroot, VM tests. Each suite ends with "<suite>: N passed, N failed";
+# this script sums them into one closing line "N passed, N failed" and
+# fails if any suite failed or said nothing.
 # Usage: scripts/test.sh   (make test)
 set -uo pipefail
 
@@ -41,6 +42,7 @@ suite man "$TOP/scripts/check_man.sh"
 suite unit make --no-print-directory -C "$TOP/test/unit"
 suite cpnode make --no-print-directory -C "$TOP/util" test
 suite pyunit "$TOP/test/util/run.sh"
+suite dkms "$TOP/scripts/test_dkms.sh"
 suite vmtest make --no-print-directory -C "$TOP" vmtest
 echo "test: took $(($(date +%s) - start)) s"
 echo "$total_pass passed, $total_fail failed"

@@ -260,11 +260,12 @@ static void cmd_ioctl(void)
 
 	expect_errno("bind 900", bind_port(fd, AF_INET6, 900), 0);
 	memset(&info, 0xa5, sizeof(info));
-	info.rpc_info = 0;
+	info.rpc_info = NULL;
 	info.rpc_info_length = 0;
 	expect_errno("HOMAIOCINFO", ioctl(fd, HOMAIOCINFO, &info), 0);
 	if (info.port != 900 || info.num_rpcs != 0)
 		fail("HOMAIOCINFO: port %u rpcs %u", info.port, info.num_rpcs);
+	expect_errno("HOMAIOCFREEZE", ioctl(fd, HOMAIOCFREEZE), EOPNOTSUPP);
 	if (info.error_msg[0] != 0 || info._pad != 0)
 		fail("HOMAIOCINFO left stale bytes in its answer");
 	memset(&abort_args, 0, sizeof(abort_args));
@@ -681,8 +682,13 @@ static void cmd_sink(int port)
 	}
 }
 
-/* send ADDR PORT SIZE: one request of SIZE bytes; wait for its answer. */
-static void cmd_send(const char *host, int port, int size)
+/*
+ * send ADDR PORT SIZE [LINGER_MS]: one request of SIZE bytes; wait for its
+ * answer and print "done SIZE id ID port PORT" (the RPC id and the client
+ * port); then keep the socket open LINGER_MS more milliseconds (so that it
+ * can still answer its server's NEED_ACK).
+ */
+static void cmd_send(const char *host, int port, int size, int linger_ms)
 {
 	union sockaddr_homa to, from;
 	int fd = homa_socket(parse_addr(host, port, &to)), i, len;
@@ -707,7 +713,9 @@ static void cmd_send(const char *host, int port, int size)
 		fail("answer to %d bytes: %d (%s)", size, len,
 		     len < 0 ? strerror(errno) : "length");
 	else
-		printf("done %d\n", size);
+		printf("done %d id %llu port %d\n", size,
+		       (unsigned long long)ra.id, local_port(fd));
+	usleep(linger_ms * 1000);
 }
 
 /* A request and its recvmsg on one loopback socket pair. */
@@ -1020,7 +1028,7 @@ static void cmd_info(void)
 	for (i = 0; i < 200; i++) {
 		memset(&info, 0, sizeof(info));
 		memset(ri, 0xa5, sizeof(ri));
-		info.rpc_info = (uintptr_t)ri;
+		info.rpc_info = ri;
 		info.rpc_info_length = sizeof(ri);
 		expect_errno("HOMAIOCINFO", ioctl(fd, HOMAIOCINFO, &info), 0);
 		s = find_info(ri, info.num_rpcs, sa.id | 1);
@@ -1055,7 +1063,7 @@ static void cmd_info(void)
 	/* Room for one entry: one is written, num_rpcs still says 2. */
 	memset(&info, 0, sizeof(info));
 	memset(ri, 0xa5, sizeof(ri));
-	info.rpc_info = (uintptr_t)ri;
+	info.rpc_info = ri;
 	info.rpc_info_length = sizeof(ri[0]);
 	expect_errno("HOMAIOCINFO, room for 1", ioctl(fd, HOMAIOCINFO, &info),
 		     0);
@@ -1065,7 +1073,7 @@ static void cmd_info(void)
 		     (unsigned long long)ri[0].id);
 	if (ri[1].id != 0xa5a5a5a5a5a5a5a5ULL)
 		fail("room for 1: a second entry was written");
-	info.rpc_info = 8;
+	info.rpc_info_addr = 8;
 	info.rpc_info_length = sizeof(ri);
 	expect_errno("HOMAIOCINFO, bad rpc_info pointer",
 		     ioctl(fd, HOMAIOCINFO, &info), EFAULT);
@@ -1472,7 +1480,7 @@ static void print_usage(void)
 	       "       client ADDR PORT COUNT SIZE WINDOW |\n"
 	       "       tcp_server PORT | tcp_client ADDR PORT COUNT SIZE |\n"
 	       "       wmem ADDR PORT | replay PORT ID | unknown_ready PORT |\n"
-	       "       sink PORT | send ADDR PORT SIZE |\n"
+	       "       sink PORT | send ADDR PORT SIZE [LINGER_MS] |\n"
 	       "       tagged ADDR PORT TAG | swap_server PORT fwd|rev |\n"
 	       "       forge HOST DPORT SPORT ID | pending ADDR PORT MS |\n"
 	       "       stall_fail ADDR PORT | bcast ADDR DPORT\n",
@@ -1531,8 +1539,9 @@ int main(int argc, char **argv)
 			       atoi(argv[5]));
 	else if (!strcmp(argv[1], "sink") && argc == 3)
 		cmd_sink(atoi(argv[2]));
-	else if (!strcmp(argv[1], "send") && argc == 5)
-		cmd_send(argv[2], atoi(argv[3]), atoi(argv[4]));
+	else if (!strcmp(argv[1], "send") && (argc == 5 || argc == 6))
+		cmd_send(argv[2], atoi(argv[3]), atoi(argv[4]),
+			 argc == 6 ? atoi(argv[5]) : 0);
 	else if (!strcmp(argv[1], "tagged") && argc == 5)
 		cmd_tagged(argv[2], atoi(argv[3]), argv[4][0]);
 	else if (!strcmp(argv[1], "swap_server") && argc == 4)
