@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Debian package homa-dkms in a clean Debian bookworm chroot: make deb;
 # unpack a fresh minimal system that has dkms and the headers of the VM's
-# kernel (made once with debootstrap and kept in .tools as a tar file);
+# kernel (made once with debootstrap from the host's apt mirror and kept
+# in /var/cache/homa as a tar file);
 # install the package there and check that DKMS built and installed
 # homa.ko for that kernel, where modprobe finds it, and installed homa.h
 # and the manual pages, and build the README's hello.c against that
@@ -16,9 +17,23 @@
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-MIRROR=http://deb.debian.org/debian
+# The host's own Debian mirrors, from its apt sources (deb822 or one-line).
+host_uris() {
+	{
+		grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources |
+			awk '{ print $2 }'
+		grep -hs '^deb ' /etc/apt/sources.list \
+			/etc/apt/sources.list.d/*.list | awk '{ print $2 }'
+	} | sort -u
+}
+MIRROR=$(host_uris | grep -v security | head -n 1)
+SECURITY=$(host_uris | grep security | head -n 1)
 kver=${KVER:-$(modinfo -F vermagic "$TOP/homa.ko" 2>/dev/null | cut -d' ' -f1)}
-base="$TOP/.tools/dkms-base-$kver.tar"
+# The base system is kept outside the tree, so a fresh clone on the same
+# machine (CI) does not make it again.
+cache=${HOMA_CACHE:-/var/cache/homa}
+mkdir -p "$cache"
+base="$cache/dkms-base-$kver.tar"
 root="$TOP/.tools/dkms-root"
 log=$(mktemp)
 passed=0
@@ -70,7 +85,7 @@ make_base() {
 	cat > "$tmp/etc/apt/sources.list" <<-SOURCES
 	deb $MIRROR bookworm main
 	deb $MIRROR bookworm-updates main
-	deb http://deb.debian.org/debian-security bookworm-security main
+	deb $SECURITY bookworm-security main
 	SOURCES
 	mount_proc "$tmp"
 	chroot "$tmp" apt-get update -q >> "$log" 2>&1 &&
