@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0+
 # Run the Python unit tests of util/ (test/util/test_*.py) and end with
-# "pyunit: N passed, N failed".
+# "pyunit: N passed, N failed". The C++ tests of cp_node in this directory
+# (*.cc) are built and run by `make -C util test`.
 # Usage: test/util/run.sh
 set -uo pipefail
 
