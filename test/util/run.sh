@@ -7,7 +7,12 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-out=$(cd "$top" && python3 -m unittest discover -s test/util -v 2>&1)
+# The interpreter of util/cp_vs_tcp (#!/usr/bin/python3), for which
+# scripts/setup.sh installs numpy and matplotlib; another python3 first on
+# PATH may have neither.
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+out=$(cd "$top" && "$py" -m unittest discover -s test/util -v 2>&1)
 printf '%s\n' "$out"
 ran=$(printf '%s\n' "$out" | sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p')
 failed=$(printf '%s\n' "$out" | grep -cE ' \.\.\. (FAIL|ERROR)$' || true)
