@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Static checks of the whole tree, as netdev reviewers run them: a W=1 build
 # with sparse, kernel-doc (well-formed, and present on every non-static
-# function), checkpatch --strict, and shellcheck. Each check of each file
-# counts once in the closing line "check: N passed, N failed".
+# function), checkpatch --strict, shellcheck, and the length of the tools'
+# functions (none over 60 lines in util/). Each check of each file counts
+# once in the closing line "check: N passed, N failed".
 # Usage: scripts/check.sh
 set -euo pipefail
 
@@ -104,6 +105,12 @@ awk '/^<!-- hello.c:/ { on = 1; next } on && /^```c/ { copy = 1; next }
 { [ -s "$LOG/hello.c" ] && gcc -Wall -Wextra -Werror -I"$TOP" \
 	-o "$LOG/hello" "$LOG/hello.c"; } > "$LOG/api" 2>&1 || status=1
 result "README hello.c" "$status" "$LOG/api"
+
+# 7. No function of the tools (util/: C++ and Python) over 60 lines.
+status=0
+python3 scripts/longest_functions.py --top 3 --max 60 util > "$LOG/len" \
+	2>&1 || status=1
+result "function length util/" "$status" "$LOG/len"
 
 echo "check: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -7,7 +7,6 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-export PATH="$TOP/.tools/venv/bin:$PATH"
 
 if [ "${1:-}" = "--inside" ]; then
 	insmod "$TOP/homa.ko"
@@ -38,10 +37,5 @@ print("  IPv4 Homa socket bound to port", s4.getsockname()[1],
 	exit 0
 fi
 
-kver=$(modinfo -F vermagic "$TOP/homa.ko" | cut -d' ' -f1)
-echo "demo: booting $kver under emulation (about 30 s)"
-# One VM at a time on this machine (2 CPUs): wait for the others.
-exec 9> "${HOMA_VM_LOCK:-/tmp/homa-vm.lock}"
-flock 9
-vng --run "/boot/vmlinuz-$kver" --disable-kvm --memory 2G --cpus 2 \
-	-- "$TOP/scripts/demo.sh" --inside 2>&1 | grep -v '^\[' || true
+"$TOP/scripts/vm.sh" -- "$TOP/scripts/demo.sh" --inside 2>&1 |
+	grep -v '^\[' || true

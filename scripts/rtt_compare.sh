@@ -34,15 +34,10 @@ if [ "${3:-}" = "--inside" ]; then
 	exit 0
 fi
 
-export PATH="$TOP/.tools/venv/bin:$PATH"
 mkdir -p "$TOP/test/vm/build"
 gcc -Wall -Wextra -Werror -O2 -I"$TOP" -o "$TOP/test/vm/build/homa_test" \
 	"$TOP/test/vm/homa_test.c"
-kver=$(modinfo -F vermagic "$TOP/homa.ko" | cut -d' ' -f1)
-# One VM at a time on this machine (2 CPUs): wait for the others.
-exec 9> "${HOMA_VM_LOCK:-/tmp/homa-vm.lock}"
-flock 9
-echo "rtt: $count echo RPCs of $size B, one at a time, Homa then TCP ($kver VM)"
-vng --run "/boot/vmlinuz-$kver" --disable-kvm --memory 2G --cpus 2 \
-	-- "$TOP/scripts/rtt_compare.sh" "$count" "$size" --inside 2>&1 |
-	grep -v '^\['
+echo "rtt: $count echo RPCs of $size B, one at a time, Homa then TCP" \
+	"($("$TOP/scripts/vm.sh" --kernel))"
+"$TOP/scripts/vm.sh" -- "$TOP/scripts/rtt_compare.sh" "$count" "$size" \
+	--inside 2>&1 | grep -v '^\['

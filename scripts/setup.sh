@@ -7,14 +7,14 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 tools="$top/.tools"
 stamp="$tools/setup.stamp"
-version=5	# bump when the list below changes
+version=6	# bump when the list below changes
 
 apt_pkgs=(
 	linux-headers-amd64 linux-image-amd64 linux-source
 	qemu-system-x86 iproute2 ethtool kmod busybox-static
 	sparse shellcheck libgtest-dev cmake g++ make bc
-	python3-venv python3-pip python3-matplotlib
-	mandoc groff-base xz-utils codespell
+	python3-venv python3-pip python3-matplotlib python3-numpy
+	mandoc groff-base xz-utils codespell universal-ctags
 	tshark tcpdump debootstrap
 )
 

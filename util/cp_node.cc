@@ -479,6 +479,14 @@ protected:
 
 private:
 	SendResult send_one(uint32_t length);
+	// Send requests while fewer than client_max are outstanding: from
+	// @backlog (open loop) or new ones, *@held first (closed loop); a
+	// request that cannot go now goes back there.
+	void send_more(bool open, std::deque<uint32_t> *backlog,
+		       uint32_t *held);
+	// After the measurement: up to 2 s for the outstanding RPCs to
+	// finish, not counted.
+	void drain();
 };
 
 ClientPort::SendResult ClientPort::send_one(uint32_t length)
@@ -533,6 +541,46 @@ void ClientPort::complete(uint32_t req_len, uint64_t start,
 		unloaded_rtts_->push_back(rtt);
 }
 
+void ClientPort::send_more(bool open, std::deque<uint32_t> *backlog,
+			   uint32_t *held)
+{
+	while (outstanding_ < o_.client_max && (!open || !backlog->empty())) {
+		uint32_t len;
+		if (open) {
+			len = backlog->front();
+			backlog->pop_front();
+		} else {
+			len = *held ? *held : w_.sample(rng_);
+			*held = 0;
+		}
+		SendResult r = send_one(len);
+		if (r == kBlocked) {
+			if (open)
+				backlog->push_front(len);
+			else
+				*held = len;
+			break;
+		}
+		if (r == kFailed) {
+			usleep(1000);
+			break;
+		}
+	}
+}
+
+void ClientPort::drain()
+{
+	counting_ = false;
+	uint64_t drain_end = now_ns() + 2000000000ull;
+	while (outstanding_ > 0 && !g_stop.load()) {
+		uint64_t now = now_ns();
+		if (now >= drain_end)
+			break;
+		wait(std::min<int64_t>(static_cast<int64_t>(drain_end - now),
+				       100000000));
+	}
+}
+
 void ClientPort::run_load(uint64_t start, uint64_t end)
 {
 	bool open = o_.gbps > 0;
@@ -554,29 +602,7 @@ void ClientPort::run_load(uint64_t start, uint64_t end)
 				next += exponential(rng_, gap);
 			}
 		}
-		while (outstanding_ < o_.client_max &&
-		       (!open || !backlog.empty())) {
-			uint32_t len;
-			if (open) {
-				len = backlog.front();
-				backlog.pop_front();
-			} else {
-				len = held ? held : w_.sample(rng_);
-				held = 0;
-			}
-			SendResult r = send_one(len);
-			if (r == kBlocked) {
-				if (open)
-					backlog.push_front(len);
-				else
-					held = len;
-				break;
-			}
-			if (r == kFailed) {
-				usleep(1000);
-				break;
-			}
-		}
+		send_more(open, &backlog, &held);
 		int64_t timeout = static_cast<int64_t>(end - now);
 		if (open && !backlog.empty() && outstanding_ >= o_.client_max)
 			;	// only a completion can help
@@ -589,15 +615,7 @@ void ClientPort::run_load(uint64_t start, uint64_t end)
 		wait(timeout);
 	}
 	// Let outstanding RPCs finish (not counted) so the servers go quiet.
-	counting_ = false;
-	uint64_t drain_end = now_ns() + 2000000000ull;
-	while (outstanding_ > 0 && !g_stop.load()) {
-		uint64_t now = now_ns();
-		if (now >= drain_end)
-			break;
-		wait(std::min<int64_t>(static_cast<int64_t>(drain_end - now),
-				       100000000));
-	}
+	drain();
 }
 
 void ClientPort::run_unloaded()
@@ -949,32 +967,36 @@ double cpu_seconds(const struct timeval &tv)
 	return static_cast<double>(tv.tv_sec) + tv.tv_usec / 1e6;
 }
 
-int run_client(const Options &o)
-{
-	Workload w;
-	std::string err;
-	std::string dir = o.workload_dir.empty() ? default_workload_dir()
-						  : o.workload_dir;
-	if (!w.load(o.workload, dir, &err))
-		die("workload: %s", err.c_str());
+typedef std::vector<std::unique_ptr<PortStats>> StatsList;
 
+// The client's destinations: every (server, server port), resolved.
+std::vector<SockAddr> resolve_servers(const Options &o)
+{
 	int family = o.ipv6 ? AF_INET6 : AF_INET;
 	std::vector<SockAddr> dests;
+
 	for (const std::string &s : o.servers)
 		for (int p = 0; p < o.server_ports; p++)
 			dests.push_back(resolve(s, o.first_port + p, family));
+	return dests;
+}
 
-	FILE *out = nullptr;
-	if (!o.output.empty()) {
-		out = fopen(o.output.c_str(), "w");
-		if (!out)
-			die("cannot open output file %s: %s",
-			    o.output.c_str(), strerror(errno));
-	}
+// The --output file, open for writing, or nullptr without --output.
+FILE *open_output(const Options &o)
+{
+	if (o.output.empty())
+		return nullptr;
+	FILE *out = fopen(o.output.c_str(), "w");
+	if (!out)
+		die("cannot open output file %s: %s", o.output.c_str(),
+		    strerror(errno));
+	return out;
+}
 
-	uint64_t seed = o.seed;
-	if (!o.seed_set)
-		seed = (static_cast<uint64_t>(getpid()) << 32) ^ now_ns();
+// The "client:" line: the run's parameters.
+void print_client_line(const Options &o, const Workload &w,
+		       size_t ndests, uint64_t seed)
+{
 	std::string replies = o.response_bytes >= 0
 				      ? std::to_string(o.response_bytes)
 				      : o.one_way ? "one-way" : "echo";
@@ -982,52 +1004,89 @@ int run_client(const Options &o)
 	       "destinations=%zu client_max=%d gbps=%.3f replies=%s seed=%"
 	       PRIu64 "\n",
 	       o.tcp ? "tcp" : "homa", o.workload.c_str(), w.mean(), o.ports,
-	       dests.size(), o.client_max, o.gbps, replies.c_str(), seed);
+	       ndests, o.client_max, o.gbps, replies.c_str(), seed);
 	fflush(stdout);
+}
 
-	block_signals();
-	int nports = o.unloaded > 0 ? 1 : o.ports;
-	std::vector<std::unique_ptr<PortStats>> stats;
+// @nports client ports of the protocol, each with its counters in @stats
+// and its own seed derived from @seed.
+std::vector<std::unique_ptr<ClientPort>> make_ports(
+	const Options &o, const Workload &w,
+	const std::vector<SockAddr> &dests, uint64_t seed, int nports,
+	StatsList *stats)
+{
 	std::vector<std::unique_ptr<ClientPort>> ports;
+
 	for (int i = 0; i < nports; i++) {
-		stats.push_back(std::make_unique<PortStats>());
+		stats->push_back(std::make_unique<PortStats>());
 		uint64_t s = seed + 0x9e3779b97f4a7c15ull * (i + 1);
 		if (o.tcp)
 			ports.push_back(std::make_unique<TcpClientPort>(
-				o, w, dests, s, stats.back().get()));
+				o, w, dests, s, stats->back().get()));
 		else
 			ports.push_back(std::make_unique<HomaClientPort>(
-				o, w, dests, s, stats.back().get()));
+				o, w, dests, s, stats->back().get()));
 	}
+	return ports;
+}
 
-	struct rusage ru0, ru1;
-	getrusage(RUSAGE_SELF, &ru0);
-	uint64_t start = now_ns();
-	uint64_t end = start + static_cast<uint64_t>(o.seconds * 1e9);
-	std::atomic<int> running{nports};
-	std::atomic<uint64_t> load_end{0};
-	std::vector<std::thread> threads;
-	for (int i = 0; i < nports; i++) {
-		ClientPort *p = ports[i].get();
-		threads.emplace_back([&, p]() {
-			if (o.unloaded > 0)
-				p->run_unloaded();
-			else
-				p->run_load(start, end);
-			running--;
-		});
+// What the previous status line counted.
+struct StatusPrev {
+	int tick = 0;
+	uint64_t t = 0;
+	uint64_t rpcs = 0, out = 0, in = 0;
+};
+
+// One "status:" line for the second that ends at @now: rates since the
+// previous line, percentiles of the RTTs of that second.
+void print_status(StatsList &stats, uint64_t now, StatusPrev *prev)
+{
+	uint64_t rpcs = 0, bout = 0, bin = 0;
+	int64_t outstanding = 0;
+	std::vector<uint64_t> rtts;
+
+	for (auto &s : stats) {
+		std::lock_guard<std::mutex> lock(s->mu);
+		rpcs += s->rpcs;
+		bout += s->bytes_out;
+		bin += s->bytes_in;
+		rtts.insert(rtts.end(), s->interval_rtts.begin(),
+			    s->interval_rtts.end());
+		s->interval_rtts.clear();
+		outstanding += s->outstanding.load();
 	}
+	double dt = (now - prev->t) / 1e9;
+	std::vector<uint64_t> p = percentiles(rtts, {50, 99});
+	printf("status: t=%d kops=%.2f gbps_out=%.3f gbps_in=%.3f "
+	       "p50_us=%" PRIu64 " p99_us=%" PRIu64
+	       " outstanding=%" PRId64 "\n",
+	       prev->tick, (rpcs - prev->rpcs) / dt / 1e3,
+	       (bout - prev->out) * 8 / dt / 1e9,
+	       (bin - prev->in) * 8 / dt / 1e9, p[0] / 1000,
+	       p[1] / 1000, outstanding);
+	fflush(stdout);
+	prev->rpcs = rpcs;
+	prev->out = bout;
+	prev->in = bin;
+	prev->t = now;
+}
 
-	// Status once per second until the ports are done.
+// Status once per second until the ports are done (@running reaches 0).
+// SIGINT or SIGTERM set g_stop and, for a loaded run, end the measurement
+// (@load_end).
+void status_loop(const Options &o, StatsList &stats, uint64_t start,
+		 const std::atomic<int> &running,
+		 std::atomic<uint64_t> *load_end)
+{
 	sigset_t set;
+	StatusPrev prev;
+
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
-	uint64_t prev_rpcs = 0, prev_out = 0, prev_in = 0;
-	uint64_t prev_t = start;
-	int tick = 0;
+	prev.t = start;
 	while (running.load() > 0) {
-		uint64_t next_tick = start + (tick + 1) * 1000000000ull;
+		uint64_t next_tick = start + (prev.tick + 1) * 1000000000ull;
 		uint64_t now = now_ns();
 		if (now < next_tick) {
 			uint64_t wait = std::min<uint64_t>(next_tick - now,
@@ -1036,53 +1095,35 @@ int run_client(const Options &o)
 			int sig = sigtimedwait(&set, nullptr, &ts);
 			if (sig == SIGINT || sig == SIGTERM) {
 				g_stop = true;
-				if (o.unloaded == 0 && load_end.load() == 0)
-					load_end = now_ns();
+				if (o.unloaded == 0 && load_end->load() == 0)
+					*load_end = now_ns();
 			}
 			continue;
 		}
-		tick++;
-		uint64_t rpcs = 0, bout = 0, bin = 0;
-		int64_t outstanding = 0;
-		std::vector<uint64_t> rtts;
-		for (auto &s : stats) {
-			std::lock_guard<std::mutex> lock(s->mu);
-			rpcs += s->rpcs;
-			bout += s->bytes_out;
-			bin += s->bytes_in;
-			rtts.insert(rtts.end(), s->interval_rtts.begin(),
-				    s->interval_rtts.end());
-			s->interval_rtts.clear();
-			outstanding += s->outstanding.load();
-		}
-		double dt = (now - prev_t) / 1e9;
-		std::vector<uint64_t> p = percentiles(rtts, {50, 99});
-		printf("status: t=%d kops=%.2f gbps_out=%.3f gbps_in=%.3f "
-		       "p50_us=%" PRIu64 " p99_us=%" PRIu64
-		       " outstanding=%" PRId64 "\n",
-		       tick, (rpcs - prev_rpcs) / dt / 1e3,
-		       (bout - prev_out) * 8 / dt / 1e9,
-		       (bin - prev_in) * 8 / dt / 1e9, p[0] / 1000,
-		       p[1] / 1000, outstanding);
-		fflush(stdout);
-		prev_rpcs = rpcs;
-		prev_out = bout;
-		prev_in = bin;
-		prev_t = now;
+		prev.tick++;
+		print_status(stats, now, &prev);
 	}
-	for (auto &t : threads)
-		t.join();
-	uint64_t finish = now_ns();
-	getrusage(RUSAGE_SELF, &ru1);
+}
 
-	uint64_t stop = load_end.load();
-	if (o.unloaded > 0 || stop == 0)
-		stop = o.unloaded > 0 ? finish : std::min(finish, end);
-	double secs = (stop - start) / 1e9;
-	if (secs <= 0)
-		secs = 1e-9;
+// The --output file: a header, then "length rtt_ns" per counted RPC.
+void write_samples(const Options &o, FILE *out, const StatsList &stats)
+{
+	fprintf(out, "# request_length_bytes rtt_ns\n");
+	for (auto &s : stats)
+		for (const Sample &x : s->samples)
+			fprintf(out, "%u %" PRIu64 "\n", x.length, x.rtt_ns);
+	if (fclose(out) != 0)
+		die("writing %s: %s", o.output.c_str(), strerror(errno));
+}
+
+// The "summary:" line of a measurement of @secs seconds; the CPU time
+// between @ru0 and @ru1.
+void print_summary(const Options &o, const StatsList &stats, double secs,
+		   const struct rusage &ru0, const struct rusage &ru1)
+{
 	uint64_t rpcs = 0, errors = 0, bout = 0, bin = 0;
 	std::vector<uint64_t> all;
+
 	for (auto &s : stats) {
 		rpcs += s->rpcs;
 		errors += s->errors;
@@ -1090,16 +1131,6 @@ int run_client(const Options &o)
 		bin += s->bytes_in;
 		for (const Sample &x : s->samples)
 			all.push_back(x.rtt_ns);
-	}
-	if (out) {
-		fprintf(out, "# request_length_bytes rtt_ns\n");
-		for (auto &s : stats)
-			for (const Sample &x : s->samples)
-				fprintf(out, "%u %" PRIu64 "\n", x.length,
-					x.rtt_ns);
-		if (fclose(out) != 0)
-			die("writing %s: %s", o.output.c_str(),
-			    strerror(errno));
 	}
 	std::vector<uint64_t> p = percentiles(all, {50, 99});
 	printf("summary: rpcs=%" PRIu64 " errors=%" PRIu64 " seconds=%.1f "
@@ -1112,6 +1143,60 @@ int run_client(const Options &o)
 	       cpu_seconds(ru1.ru_utime) - cpu_seconds(ru0.ru_utime),
 	       cpu_seconds(ru1.ru_stime) - cpu_seconds(ru0.ru_stime));
 	fflush(stdout);
+}
+
+int run_client(const Options &o)
+{
+	Workload w;
+	std::string err;
+	std::string dir = o.workload_dir.empty() ? default_workload_dir()
+						  : o.workload_dir;
+	if (!w.load(o.workload, dir, &err))
+		die("workload: %s", err.c_str());
+	std::vector<SockAddr> dests = resolve_servers(o);
+	FILE *out = open_output(o);
+	uint64_t seed = o.seed;
+	if (!o.seed_set)
+		seed = (static_cast<uint64_t>(getpid()) << 32) ^ now_ns();
+	print_client_line(o, w, dests.size(), seed);
+
+	block_signals();
+	int nports = o.unloaded > 0 ? 1 : o.ports;
+	StatsList stats;
+	std::vector<std::unique_ptr<ClientPort>> ports =
+		make_ports(o, w, dests, seed, nports, &stats);
+	struct rusage ru0, ru1;
+	getrusage(RUSAGE_SELF, &ru0);
+	uint64_t start = now_ns();
+	uint64_t end = start + static_cast<uint64_t>(o.seconds * 1e9);
+	std::atomic<int> running{nports};
+	std::atomic<uint64_t> load_end{0};
+	std::vector<std::thread> threads;
+	for (auto &port : ports) {
+		ClientPort *p = port.get();
+		threads.emplace_back([&, p]() {
+			if (o.unloaded > 0)
+				p->run_unloaded();
+			else
+				p->run_load(start, end);
+			running--;
+		});
+	}
+	status_loop(o, stats, start, running, &load_end);
+	for (auto &t : threads)
+		t.join();
+	uint64_t finish = now_ns();
+	getrusage(RUSAGE_SELF, &ru1);
+
+	uint64_t stop = load_end.load();
+	if (o.unloaded > 0 || stop == 0)
+		stop = o.unloaded > 0 ? finish : std::min(finish, end);
+	double secs = (stop - start) / 1e9;
+	if (secs <= 0)
+		secs = 1e-9;
+	if (out)
+		write_samples(o, out, stats);
+	print_summary(o, stats, secs, ru0, ru1);
 	ports.clear();
 	return 0;
 }

@@ -1,15 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0+
-"""Tests of the pure parts of util/cp_vs_tcp (no VM, no Homa): parsing
-cp_node's output, slowdowns against an interpolated baseline, the table by
-tenths, the hosts file, and the shared experiment code driven through a fake
-runner whose "cp_node" is a small script.
+"""Tests of the pure parts of util/cp_vs_tcp, the package util/cpvt (no
+VM, no Homa): parsing cp_node's output, slowdowns against an interpolated
+baseline, the table by tenths, the hosts file, and the shared experiment
+code driven through a fake runner whose "cp_node" is a small script.
 
 Run from the repository root: python3 -m unittest discover -s test/util
 (or test/util/run.sh, which ends with "pyunit: N passed, N failed")."""
 
 import contextlib
-import importlib.machinery
-import importlib.util
 import io
 import json
 import math
@@ -22,23 +20,18 @@ import unittest.mock
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(TOP, 'util'))
 
-
-def load_driver():
-    path = os.path.join(TOP, 'util', 'cp_vs_tcp')
-    loader = importlib.machinery.SourceFileLoader('cp_vs_tcp', path)
-    spec = importlib.util.spec_from_loader('cp_vs_tcp', loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
-
-
-cvt = load_driver()
+from cpvt import (cli, experiment, options, parse, stats,  # noqa: E402
+                  table, testbed)
+from cpvt.modes import incast, latency, rttwin  # noqa: E402
+from cpvt.report import analyze  # noqa: E402
+from cpvt.runner import HostsRunner, parse_hosts_file  # noqa: E402
 
 
 class ParseTest(unittest.TestCase):
     def test_status(self):
-        st = cvt.parse_status('status: t=3 kops=1.25 gbps_out=0.012 '
+        st = parse.parse_status('status: t=3 kops=1.25 gbps_out=0.012 '
                               'gbps_in=0.000 p50_us=812 p99_us=40211 '
                               'outstanding=7')
         self.assertEqual(st['t'], 3)
@@ -49,12 +42,12 @@ class ParseTest(unittest.TestCase):
         self.assertEqual(st['outstanding'], 7)
 
     def test_status_rejects_other_lines(self):
-        self.assertIsNone(cvt.parse_status('summary: rpcs=1'))
-        self.assertIsNone(cvt.parse_status('server: ready protocol=homa'))
-        self.assertIsNone(cvt.parse_summary('status: t=1'))
+        self.assertIsNone(parse.parse_status('summary: rpcs=1'))
+        self.assertIsNone(parse.parse_status('server: ready protocol=homa'))
+        self.assertIsNone(parse.parse_summary('status: t=1'))
 
     def test_summary(self):
-        s = cvt.parse_summary(
+        s = parse.parse_summary(
             'summary: rpcs=1234 errors=2 seconds=30.0 kops=0.04 '
             'gbps_out=0.051 gbps_in=0.002 offered_gbps=0.0128 p50_us=900 '
             'p99_us=123456 cpu_user_s=1.50 cpu_sys_s=3.25\n')
@@ -65,12 +58,12 @@ class ParseTest(unittest.TestCase):
         self.assertAlmostEqual(s['cpu_user_s'] + s['cpu_sys_s'], 4.75)
 
     def test_negative_and_text_values(self):
-        s = cvt.parse_kv_line('status: t=-1 proto=homa junk', 'status:')
+        s = parse.parse_kv_line('status: t=-1 proto=homa junk', 'status:')
         self.assertEqual(s, {'t': -1, 'proto': 'homa'})
 
     def test_rtts(self):
         text = '# request_length_bytes rtt_ns\n100 5000\n\n2000 7\nbad x\n'
-        self.assertEqual(cvt.parse_rtts(text), [(100, 5000), (2000, 7)])
+        self.assertEqual(parse.parse_rtts(text), [(100, 5000), (2000, 7)])
 
 
 QDISC_ALL = textwrap.dedent('''\
@@ -100,21 +93,21 @@ QDISC_ALL = textwrap.dedent('''\
 
 class IncastParseTest(unittest.TestCase):
     def test_homa_metrics(self):
-        m = cvt.parse_homa_metrics(
+        m = parse.parse_homa_metrics(
             'pkts_rx_data                             1234  DATA packets '
             'received\nincast_marked                               7  '
             'requests sent marked for incast control\n\ngarbage line\n'
             'Bad 3 x\n')
         self.assertEqual(m, {'pkts_rx_data': 1234, 'incast_marked': 7})
-        self.assertEqual(cvt.parse_homa_metrics(None), {})
+        self.assertEqual(parse.parse_homa_metrics(None), {})
 
     def test_metrics_delta(self):
-        d = cvt.metrics_delta({'a': 5, 'b': 2, 'gone': 9},
+        d = parse.metrics_delta({'a': 5, 'b': 2, 'gone': 9},
                               {'a': 12, 'b': 2, 'new': 4})
         self.assertEqual(d, {'a': 7, 'b': 0, 'new': 4})
 
     def test_qdisc_stats(self):
-        qs = cvt.parse_qdisc_stats(QDISC_ALL)
+        qs = parse.parse_qdisc_stats(QDISC_ALL)
         self.assertEqual(len(qs), 7)
         tbf = qs[1]
         self.assertEqual((tbf['kind'], tbf['handle'], tbf['dev'],
@@ -125,78 +118,78 @@ class IncastParseTest(unittest.TestCase):
         self.assertEqual(qs[2]['parent'], '10:5')
 
     def test_qdisc_drops_root_and_leaves(self):
-        root, leaves = cvt.qdisc_drops(QDISC_ALL, 'p0')
+        root, leaves = parse.qdisc_drops(QDISC_ALL, 'p0')
         self.assertEqual(root, 1025)
         # The prio qdisc (10:) is not a leaf although it dropped.
         self.assertEqual(leaves, {'18:': 1000, '11:': 25})
-        self.assertEqual(cvt.qdisc_drops(QDISC_ALL, 'p1'), (5311, {}))
-        self.assertEqual(cvt.qdisc_drops(QDISC_ALL, 'p7'), (None, {}))
+        self.assertEqual(parse.qdisc_drops(QDISC_ALL, 'p1'), (5311, {}))
+        self.assertEqual(parse.qdisc_drops(QDISC_ALL, 'p7'), (None, {}))
 
     def test_qdisc_drops_one_device_text(self):
         # `tc -s qdisc show dev eth0` names no device.
         text = ('qdisc tbf 1: root refcnt 2 rate 16Mbit burst 4542b\n'
                 ' Sent 10 bytes 1 pkt (dropped 3, overlimits 0 '
                 'requeues 0)\n')
-        self.assertEqual(cvt.qdisc_drops(text, 'eth0'), (3, {}))
+        self.assertEqual(parse.qdisc_drops(text, 'eth0'), (3, {}))
 
     def test_band_drops(self):
         # Leaves under prio 10: by their parent 10:M -> band M-1; the
         # tbf root and the prio qdisc itself are not bands.
-        self.assertEqual(cvt.band_drops(QDISC_ALL, 'p0'),
+        self.assertEqual(parse.band_drops(QDISC_ALL, 'p0'),
                          {4: 0, 7: 1000, 0: 25})
-        self.assertEqual(cvt.band_drops(QDISC_ALL, 'p1'), {})
+        self.assertEqual(parse.band_drops(QDISC_ALL, 'p1'), {})
         text = ('qdisc prio 20: root bands 16\n'
                 ' Sent 1 bytes 1 pkt (dropped 0, overlimits 0 requeues 0)\n'
                 'qdisc bfifo 30: parent 20:c limit 1Kb\n'
                 ' Sent 1 bytes 1 pkt (dropped 9, overlimits 0 requeues 0)\n')
-        self.assertEqual(cvt.band_drops(text, 'eth0'), {11: 9})
+        self.assertEqual(parse.band_drops(text, 'eth0'), {11: 9})
 
     def test_band_drops_between(self):
         before = QDISC_ALL.replace('dropped 1000,', 'dropped 400,')
-        self.assertEqual(cvt.band_drops_between(before, QDISC_ALL, 'p0'),
+        self.assertEqual(parse.band_drops_between(before, QDISC_ALL, 'p0'),
                          {4: 0, 7: 600, 0: 0})
-        self.assertEqual(cvt.band_drops_between(QDISC_ALL, before, 'p0'),
+        self.assertEqual(parse.band_drops_between(QDISC_ALL, before, 'p0'),
                          {4: 0, 7: 400, 0: 0})
-        self.assertEqual(cvt.band_drops_between('', QDISC_ALL, 'p0'), {})
+        self.assertEqual(parse.band_drops_between('', QDISC_ALL, 'p0'), {})
 
     def test_drops_between(self):
         before = QDISC_ALL.replace('dropped 1025,', 'dropped 1000,', 1)
-        self.assertEqual(cvt.drops_between(before, QDISC_ALL, 'p0'), 25)
+        self.assertEqual(parse.drops_between(before, QDISC_ALL, 'p0'), 25)
         # A qdisc rebuilt in between restarts from 0.
-        self.assertEqual(cvt.drops_between(QDISC_ALL, before, 'p0'), 1000)
-        self.assertIsNone(cvt.drops_between(None, QDISC_ALL, 'p0'))
-        self.assertIsNone(cvt.drops_between(QDISC_ALL, QDISC_ALL, 'p9'))
+        self.assertEqual(parse.drops_between(QDISC_ALL, before, 'p0'), 1000)
+        self.assertIsNone(parse.drops_between(None, QDISC_ALL, 'p0'))
+        self.assertIsNone(parse.drops_between(QDISC_ALL, QDISC_ALL, 'p9'))
 
 
 class HomaSysctlTest(unittest.TestCase):
     def test_variant_and_defaults(self):
-        cfg = cvt.parse_args(['--mode', 'incast'])
-        self.assertEqual(cvt.homa_sysctls(cfg, 'homa-noincast',
+        cfg = options.parse_args(['--mode', 'incast'])
+        self.assertEqual(testbed.homa_sysctls(cfg, 'homa-noincast',
                                           {'incast_threshold': '32'}),
                          ['incast_threshold=0'])
         # Back to the value before the variant for plain Homa.
-        self.assertEqual(cvt.homa_sysctls(cfg, 'homa',
+        self.assertEqual(testbed.homa_sysctls(cfg, 'homa',
                                           {'incast_threshold': '32'}),
                          ['incast_threshold=32'])
-        self.assertEqual(cvt.homa_sysctls(cfg, 'homa'), [])
+        self.assertEqual(testbed.homa_sysctls(cfg, 'homa'), [])
 
     def test_user_settings(self):
-        cfg = cvt.parse_args(['--mode', 'incast', '--homa-sysctl',
+        cfg = options.parse_args(['--mode', 'incast', '--homa-sysctl',
                               'incast_threshold=8', '--homa-sysctl',
                               'unsched_bytes=20000'])
-        self.assertEqual(cvt.homa_sysctls(cfg, 'homa',
+        self.assertEqual(testbed.homa_sysctls(cfg, 'homa',
                                           {'incast_threshold': '32'}),
                          ['incast_threshold=8', 'unsched_bytes=20000'])
         # The variant's own setting comes last, so it wins.
-        self.assertEqual(cvt.homa_sysctls(cfg, 'homa-noincast',
+        self.assertEqual(testbed.homa_sysctls(cfg, 'homa-noincast',
                                           {'incast_threshold': '32'}),
                          ['incast_threshold=8', 'unsched_bytes=20000',
                           'incast_threshold=0'])
-        a = cvt.testbed_args(cfg, 'homa-noincast')
+        a = testbed.testbed_args(cfg, 'homa-noincast')
         self.assertEqual(a[-2:], ['--homa', 'incast_threshold=0'])
 
     def test_hosts_runner_sets_and_restores(self):
-        class Rec(cvt.HostsRunner):
+        class Rec(HostsRunner):
             def __init__(self, hosts):
                 super().__init__(hosts, '/x/cp_node')
                 self.cmds = []
@@ -206,8 +199,8 @@ class HomaSysctlTest(unittest.TestCase):
                 if argv[:2] == ['sysctl', '-n']:
                     return 0, '32\n'
                 return 0, ''
-        r = Rec(cvt.parse_hosts_file('a\nb\n'))
-        cfg = cvt.parse_args(['--mode', 'incast'])
+        r = Rec(parse_hosts_file('a\nb\n'))
+        cfg = options.parse_args(['--mode', 'incast'])
         r.prepare('homa', cfg)
         self.assertEqual(r.cmds, [])
         r.prepare('homa-noincast', cfg)
@@ -253,7 +246,7 @@ class IncastTableTest(unittest.TestCase):
 
     def test_row(self):
         rtts = sorted(range(1, 101))
-        r = cvt.incast_row(self.rec('homa'), self.CFG,
+        r = incast.incast_row(self.rec('homa'), self.CFG,
                            [x * 1000000 for x in rtts], {0: 4, 7: 36})
         self.assertEqual((r['rpcs'], r['errors']), (380, 2))
         self.assertAlmostEqual(r['goodput_mbps'], 15.2)
@@ -273,7 +266,7 @@ class IncastTableTest(unittest.TestCase):
     def test_row_tcp_without_switch(self):
         rec = self.rec('tcp', metrics=False)
         del rec['switch_drops'], rec['uplink_drops']
-        r = cvt.incast_row(rec, dict(self.CFG, mbps=0), [])
+        r = incast.incast_row(rec, dict(self.CFG, mbps=0), [])
         self.assertIsNone(r['switch_drops_to_client'])
         self.assertIsNone(r['band0_drops'])
         self.assertIsNone(r['server_uplink_drops'])
@@ -282,12 +275,12 @@ class IncastTableTest(unittest.TestCase):
         self.assertNotIn('incast_marked', r)
 
     def test_table(self):
-        rows = [cvt.incast_row(self.rec('homa'), self.CFG, [2000000],
+        rows = [incast.incast_row(self.rec('homa'), self.CFG, [2000000],
                                {0: 4, 7: 36}),
-                cvt.incast_row(self.rec('tcp', metrics=False), self.CFG,
+                incast.incast_row(self.rec('tcp', metrics=False), self.CFG,
                                []),
                 {'config': 'homa-noincast', 'failed': 'boom'}]
-        t = cvt.incast_table(rows, self.CFG, 8)
+        t = incast.incast_table(rows, self.CFG, 8)
         self.assertIn('7 servers (h1..h7)', t[0])
         self.assertIn('100000 B responses', t[0])
         homa = t[2].split()
@@ -308,34 +301,34 @@ class IncastTableTest(unittest.TestCase):
 
 class BaselineTest(unittest.TestCase):
     def test_median_per_size(self):
-        b = cvt.make_baseline([(100, 30), (100, 10), (100, 20),
+        b = stats.make_baseline([(100, 30), (100, 10), (100, 20),
                                (10, 4), (10, 6)])
         self.assertEqual(b, [(10, 5.0), (100, 20)])
 
     def test_exact_and_interpolated(self):
         b = [(100, 1000), (1100, 3000)]
-        self.assertEqual(cvt.baseline_rtt(b, 100), 1000)
-        self.assertAlmostEqual(cvt.baseline_rtt(b, 600), 2000)
-        self.assertAlmostEqual(cvt.baseline_rtt(b, 350), 1500)
+        self.assertEqual(stats.baseline_rtt(b, 100), 1000)
+        self.assertAlmostEqual(stats.baseline_rtt(b, 600), 2000)
+        self.assertAlmostEqual(stats.baseline_rtt(b, 350), 1500)
 
     def test_below_smallest(self):
         b = [(100, 1000), (1100, 3000)]
-        self.assertEqual(cvt.baseline_rtt(b, 1), 1000)
+        self.assertEqual(stats.baseline_rtt(b, 1), 1000)
 
     def test_above_largest_extends_last_segment(self):
         b = [(100, 1000), (1100, 3000)]
-        self.assertAlmostEqual(cvt.baseline_rtt(b, 2100), 5000)
+        self.assertAlmostEqual(stats.baseline_rtt(b, 2100), 5000)
         # A falling last segment never goes below the largest's RTT.
-        self.assertEqual(cvt.baseline_rtt([(1, 10), (2, 5)], 100), 5)
-        self.assertEqual(cvt.baseline_rtt([(7, 70)], 1000), 70)
+        self.assertEqual(stats.baseline_rtt([(1, 10), (2, 5)], 100), 5)
+        self.assertEqual(stats.baseline_rtt([(7, 70)], 1000), 70)
 
     def test_empty(self):
         with self.assertRaises(ValueError):
-            cvt.baseline_rtt([], 10)
+            stats.baseline_rtt([], 10)
 
     def test_slowdowns_sorted_by_size(self):
         b = [(100, 1000), (300, 3000)]
-        s = cvt.slowdowns([(300, 6000), (100, 1000), (200, 4000)], b)
+        s = stats.slowdowns([(300, 6000), (100, 1000), (200, 4000)], b)
         self.assertEqual([x[0] for x in s], [100, 200, 300])
         self.assertAlmostEqual(s[0][1], 1.0)
         self.assertAlmostEqual(s[1][1], 2.0)   # baseline 2000 at 200 B
@@ -346,15 +339,15 @@ class BaselineTest(unittest.TestCase):
 class DecileTest(unittest.TestCase):
     def test_percentile_nearest_rank(self):
         v = list(range(1, 101))
-        self.assertEqual(cvt.percentile(v, 50), 50)
-        self.assertEqual(cvt.percentile(v, 99), 99)
-        self.assertEqual(cvt.percentile(v, 100), 100)
-        self.assertEqual(cvt.percentile([5], 99), 5)
-        self.assertTrue(math.isnan(cvt.percentile([], 50)))
+        self.assertEqual(stats.percentile(v, 50), 50)
+        self.assertEqual(stats.percentile(v, 99), 99)
+        self.assertEqual(stats.percentile(v, 100), 100)
+        self.assertEqual(stats.percentile([5], 99), 5)
+        self.assertTrue(math.isnan(stats.percentile([], 50)))
 
     def test_split_even(self):
-        self.assertEqual(cvt.split_even(100, 10), list(range(0, 101, 10)))
-        b = cvt.split_even(25, 10)
+        self.assertEqual(stats.split_even(100, 10), list(range(0, 101, 10)))
+        b = stats.split_even(25, 10)
         self.assertEqual(b[0], 0)
         self.assertEqual(b[-1], 25)
         sizes = [b[i + 1] - b[i] for i in range(10)]
@@ -366,7 +359,7 @@ class DecileTest(unittest.TestCase):
         # except one outlier in the last tenth.
         slow = [(s, float(s), s * 10) for s in range(1, 101)]
         slow[-1] = (100, 1000.0, 1000)
-        rows = cvt.deciles(slow)
+        rows = stats.deciles(slow)
         self.assertEqual(len(rows), 10)
         self.assertEqual([r['n'] for r in rows], [10] * 10)
         self.assertEqual((rows[0]['lo'], rows[0]['hi']), (1, 10))
@@ -376,14 +369,14 @@ class DecileTest(unittest.TestCase):
         self.assertEqual(rows[9]['p99'], 1000.0)
 
     def test_deciles_few_messages(self):
-        rows = cvt.deciles([(1, 1.0, 1)] * 3)
+        rows = stats.deciles([(1, 1.0, 1)] * 3)
         self.assertEqual(sum(r['n'] for r in rows), 3)
         self.assertEqual([r['n'] for r in rows].count(0), 7)
 
     def test_table(self):
         a = [(s, 1.0 + s / 100.0, 0) for s in range(1, 201)]
         b = [(s, 2.0, 0) for s in range(1, 201)]
-        t = cvt.decile_table([('homa', a), ('tcp', b)])
+        t = latency.decile_table([('homa', a), ('tcp', b)])
         lines = t.splitlines()
         self.assertIn('homa slowdown', lines[0])
         self.assertIn('tcp slowdown', lines[0])
@@ -395,15 +388,15 @@ class DecileTest(unittest.TestCase):
         self.assertEqual(lines[-1].split()[1], '181-200')
 
     def test_fmt_size(self):
-        self.assertEqual(cvt.fmt_size(999), '999')
-        self.assertEqual(cvt.fmt_size(1500), '1.5K')
-        self.assertEqual(cvt.fmt_size(64000), '64K')
-        self.assertEqual(cvt.fmt_size(10000000), '10M')
+        self.assertEqual(table.fmt_size(999), '999')
+        self.assertEqual(table.fmt_size(1500), '1.5K')
+        self.assertEqual(table.fmt_size(64000), '64K')
+        self.assertEqual(table.fmt_size(10000000), '10M')
 
 
 class HostsFileTest(unittest.TestCase):
     def test_parse(self):
-        hosts = cvt.parse_hosts_file(textwrap.dedent('''\
+        hosts = parse_hosts_file(textwrap.dedent('''\
             # comment
             node1.example.com
             alice@node2 10.1.0.2   # data plane
@@ -419,12 +412,12 @@ class HostsFileTest(unittest.TestCase):
     def test_errors(self):
         for bad in ('a\n', 'a b c\nx\n', 'local\nb\n', 'netns: 1.2.3.4\nb\n'):
             with self.assertRaises(ValueError, msg=bad):
-                cvt.parse_hosts_file(bad)
+                parse_hosts_file(bad)
 
     def test_wrap(self):
-        hosts = cvt.parse_hosts_file('u@n1 10.1.0.1\nlocal 1.2.3.4\n'
+        hosts = parse_hosts_file('u@n1 10.1.0.1\nlocal 1.2.3.4\n'
                                      'netns:h2 10.0.0.3\n')
-        r = cvt.HostsRunner(hosts, '/x/cp_node', ['-p', '2222'])
+        r = HostsRunner(hosts, '/x/cp_node', ['-p', '2222'])
         ssh = r.wrap(0, ['cp_node', 'server', 'a b'])
         self.assertEqual(ssh[0], 'ssh')
         self.assertIn('-p', ssh)
@@ -518,17 +511,17 @@ class RttwinTest(unittest.TestCase):
                 'protocols': [alone, cross, failed]}
 
     def test_parse_homa_peers(self):
-        p = cvt.parse_homa_peers(PEERS)
+        p = parse.parse_homa_peers(PEERS)
         self.assertEqual(sorted(p), ['10.0.0.2', '10.0.0.3', '10.0.0.4',
                                      'fd00::5'])
         self.assertEqual(p['10.0.0.3'], {
             'samples': 10, 'rtt_min_ns': 400000, 'srtt_ns': 800000,
             'rttvar_ns': 50000, 'congested': 1, 'sched_window': 2400})
-        self.assertEqual(cvt.parse_homa_peers(None), {})
-        self.assertEqual(cvt.parse_homa_peers('10.0.0.2 x 1 2 3 4 5\n'), {})
+        self.assertEqual(parse.parse_homa_peers(None), {})
+        self.assertEqual(parse.parse_homa_peers('10.0.0.2 x 1 2 3 4 5\n'), {})
 
     def test_analyze(self):
-        report = cvt.analyze_rttwin(self.raw(), self.out)
+        report = rttwin.analyze_rttwin(self.raw(), self.out)
         alone, cross, failed = report['rows']
         # 250 responses of 100 KB in 15 s: 13.33 Mbit/s of 16.
         self.assertEqual((alone['rpcs'], alone['errors']), (250, 2))
@@ -584,10 +577,10 @@ class RttwinTest(unittest.TestCase):
     def test_tcp_from_the_client_without_h0_count(self):
         rec = self.raw()['protocols'][1]
         del rec['tcp_rx_bytes'], rec['tcp_rx_seconds']
-        row = cvt.rttwin_row(rec, self.CFG, [])
+        row = rttwin.rttwin_row(rec, self.CFG, [])
         self.assertAlmostEqual(row['tcp_mbps'], 6.0)
         self.assertEqual(row['tcp_mbps_from'], 'client')
-        self.assertIn(' 6.00* ', cvt.rttwin_table([row], self.CFG)[2])
+        self.assertIn(' 6.00* ', rttwin.rttwin_table([row], self.CFG)[2])
 
     def test_parse_ss(self):
         text = ('ESTAB 0 0 10.0.0.1:5000 10.0.0.4:41000\n'
@@ -595,14 +588,14 @@ class RttwinTest(unittest.TestCase):
                 'bytes_acked:11 bytes_received:123456 segs_out:3\n'
                 'ESTAB 0 0 10.0.0.1:5000 10.0.0.4:41002\n'
                 '\t cubic bytes_received:44 segs_out:3\n')
-        self.assertEqual(cvt.parse_ss_bytes_received(text), 123500)
-        self.assertEqual(cvt.parse_ss_bytes_received(''), 0)
+        self.assertEqual(parse.parse_ss_bytes_received(text), 123500)
+        self.assertEqual(parse.parse_ss_bytes_received(''), 0)
 
     def test_analyze_writes_summary(self):
         self.write('raw.json', json.dumps(self.raw()))
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
-            cvt.analyze(self.out)
+            analyze(self.out)
         self.assertIn('RTT-adaptive window:', printed.getvalue())
         with open(os.path.join(self.out, 'summary.json')) as f:
             summ = json.load(f)
@@ -612,15 +605,15 @@ class RttwinTest(unittest.TestCase):
         self.assertAlmostEqual(summ['rows'][1]['tcp_mbps'], 8.0)
 
     def test_args(self):
-        cfg = cvt.parse_args(['--mode', 'rttwin'])
+        cfg = options.parse_args(['--mode', 'rttwin'])
         self.assertEqual((cfg.hosts, cfg.mbps, cfg.seconds, cfg.client_max,
                           cfg.sizes, cfg.protocols),
                          (4, 16, 15, 2, [40000, 100000, 200000, 500000],
                           ['homa', 'homa-nortt']))
-        self.assertEqual(cvt.homa_sysctls(cfg, 'homa-nortt',
+        self.assertEqual(testbed.homa_sysctls(cfg, 'homa-nortt',
                                           {'rtt_adaptive': '1'}),
                          ['rtt_adaptive=0'])
-        self.assertEqual(cvt.homa_sysctls(cfg, 'homa',
+        self.assertEqual(testbed.homa_sysctls(cfg, 'homa',
                                           {'rtt_adaptive': '1'}),
                          ['rtt_adaptive=1'])
         for args in (['--hosts', '3'], ['--protocols', 'homa,tcp'],
@@ -628,18 +621,18 @@ class RttwinTest(unittest.TestCase):
                      ['--sizes', '40K'], ['--mbps', '0']):
             with contextlib.redirect_stderr(io.StringIO()), \
                     self.assertRaises(SystemExit, msg=args):
-                cvt.parse_args(['--mode', 'rttwin'] + args)
+                options.parse_args(['--mode', 'rttwin'] + args)
 
 
 class MiscTest(unittest.TestCase):
     def test_cpu_busy(self):
         a = 'cpu  100 0 100 800 0 0 0 0 0 0\ncpu0 1 2 3\n'
         b = 'cpu  200 0 200 1400 0 0 0 0 0 0\n'
-        self.assertAlmostEqual(cvt.cpu_busy(a, b), 0.25)
-        self.assertIsNone(cvt.cpu_busy('', b))
+        self.assertAlmostEqual(parse.cpu_busy(a, b), 0.25)
+        self.assertIsNone(parse.cpu_busy('', b))
 
     def test_progress_two_clients_on_one_host(self):
-        prog = cvt.Progress('homa x', 2, 5, False)
+        prog = experiment.Progress('homa x', 2, 5, False)
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
             for k in (0, 1):
@@ -660,22 +653,22 @@ class MiscTest(unittest.TestCase):
         self.assertIn('outstanding=4 (2 clients)', last)
 
     def test_gbps_per_client(self):
-        cfg = cvt.parse_args(['--mbps', '20', '--load', '0.5'])
-        self.assertAlmostEqual(cvt.per_client_gbps(cfg), 0.01)
-        cfg = cvt.parse_args(['--mbps', '20', '--load', '0.5', '--two-way'])
-        self.assertAlmostEqual(cvt.per_client_gbps(cfg), 0.005)
+        cfg = options.parse_args(['--mbps', '20', '--load', '0.5'])
+        self.assertAlmostEqual(experiment.per_client_gbps(cfg), 0.01)
+        cfg = options.parse_args(['--mbps', '20', '--load', '0.5', '--two-way'])
+        self.assertAlmostEqual(experiment.per_client_gbps(cfg), 0.005)
 
     def test_mode_defaults(self):
-        cfg = cvt.parse_args([])
+        cfg = options.parse_args([])
         self.assertEqual((cfg.mode, cfg.workload, cfg.load, cfg.hosts,
                           cfg.mbps), ('latency', 'w4', 0.8, 4, 16))
         self.assertEqual(cfg.protocols, ['homa', 'tcp', 'dctcp'])
-        cfg = cvt.parse_args(['--mode', 'loss'])
+        cfg = options.parse_args(['--mode', 'loss'])
         self.assertEqual((cfg.message_bytes, cfg.loss_pct, cfg.protocols),
                          (1000000, 10.0, ['homa', 'tcp']))
-        cfg = cvt.parse_args(['--mode', 'throughput'])
+        cfg = options.parse_args(['--mode', 'throughput'])
         self.assertEqual(cfg.message_bytes, 500000)
-        cfg = cvt.parse_args(['--mode', 'incast'])
+        cfg = options.parse_args(['--mode', 'incast'])
         self.assertEqual((cfg.hosts, cfg.mbps, cfg.seconds, cfg.client_max,
                           cfg.request_bytes, cfg.response_bytes),
                          (8, 16, 20, 64, 100, 100000))
@@ -686,7 +679,7 @@ class MiscTest(unittest.TestCase):
                      ['--response-bytes', '1000001'], ['--hosts', '1']):
             with contextlib.redirect_stderr(io.StringIO()), \
                     self.assertRaises(SystemExit, msg=args):
-                cvt.parse_args(['--mode', 'incast'] + args)
+                options.parse_args(['--mode', 'incast'] + args)
 
 
 FAKE_CP_NODE = r'''#!PYTHON
@@ -729,7 +722,7 @@ print('summary: rpcs=%d errors=0 seconds=1.0 kops=0.20 gbps_out=0.010 '
 '''
 
 
-class FakeRunner(cvt.HostsRunner):
+class FakeRunner(HostsRunner):
     """Local hosts; congestion-control changes are recorded, not made.
     Homa metrics and the switch's queues count up by a fixed step per
     reading."""
@@ -788,9 +781,9 @@ class ExperimentTest(unittest.TestCase):
     def run_mode(self, args, nhosts=3):
         tmp = self._tmp.name
         fake = self.fake_cp_node()
-        hosts = cvt.parse_hosts_file(''.join(
+        hosts = parse_hosts_file(''.join(
             'local 10.0.0.%d\n' % (i + 1) for i in range(nhosts)))
-        cfg = cvt.parse_args(args + ['--results', tmp, '--progress-every',
+        cfg = options.parse_args(args + ['--results', tmp, '--progress-every',
                                      '1'])
         cfg.hosts = len(hosts)
         runner = FakeRunner(hosts, fake)
@@ -798,8 +791,8 @@ class ExperimentTest(unittest.TestCase):
         os.makedirs(out)
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
-            cvt.run_experiments(runner, cfg, out)
-            report = cvt.analyze(out)
+            cli.run_experiments(runner, cfg, out)
+            report = analyze(out)
         self.assertIn('summary: rpcs=', printed.getvalue())
         with open(os.path.join(out, 'summary.json')) as f:
             self.assertEqual(json.load(f)['mode'], report['mode'])
@@ -869,12 +862,12 @@ class ExperimentTest(unittest.TestCase):
 
     def test_clients_of_two_protocols(self):
         # A job may name its own protocol: Homa and TCP in one call.
-        runner = FakeRunner(cvt.parse_hosts_file(
+        runner = FakeRunner(parse_hosts_file(
             'local 10.0.0.1\nlocal 10.0.0.2\n'), self.fake_cp_node())
         out = self._tmp.name
-        cfg = cvt.parse_args(['--progress-every', '1'])
+        cfg = options.parse_args(['--progress-every', '1'])
         with contextlib.redirect_stdout(io.StringIO()):
-            res = cvt.run_clients(runner, 'homa', 'mixed', [
+            res = experiment.run_clients(runner, 'homa', 'mixed', [
                 (0, ['10.0.0.2'], [], 'm-homa.rtt'),
                 (1, ['10.0.0.1'], [], 'm-tcp.rtt', 'tcp')], out, cfg, 60)
         self.assertEqual([r['protocol'] for r in res], ['homa', 'tcp'])
@@ -882,7 +875,7 @@ class ExperimentTest(unittest.TestCase):
                           for _, a in runner.started], ['homa', 'tcp'])
         self.assertEqual(res[1]['summary']['rpcs'], 200)
 
-    @unittest.mock.patch.object(cvt, 'RTTWIN_TCP_LEAD', 0)
+    @unittest.mock.patch.object(rttwin, 'RTTWIN_TCP_LEAD', 0)
     def test_rttwin(self):
         runner, report, out = self.run_mode(
             ['--mode', 'rttwin', '--sizes', '40000,500000', '--seconds',

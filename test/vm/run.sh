@@ -2,17 +2,16 @@
 # Boot Debian's kernel under virtme-ng (software emulation), run the VM
 # tests against the freshly built homa.ko, and judge the result: every test
 # must print "ok" and the kernel log must hold no splat.
-# Usage: test/vm/run.sh [TEST...]   (KVER selects the kernel; default: the
-# one the module was built for)
+# Usage: test/vm/run.sh [TEST...]   (KVER selects the kernel, default the
+# one the module was built for, VM_KERNEL an image; see scripts/vm.sh)
 set -euo pipefail
 
 VM_DIR=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$VM_DIR/../.." && pwd)
 BUILD="$VM_DIR/build"
-export PATH="$TOP/.tools/venv/bin:$PATH"
+VM="$TOP/scripts/vm.sh"
 
-kver=${KVER:-$(modinfo -F vermagic "$TOP/homa.ko" | cut -d' ' -f1)}
-kernel="/boot/vmlinuz-$kver"
+kernel=$("$VM" --kernel)
 if [ ! -f "$kernel" ]; then
 	echo "vmtest: no kernel image $kernel (run scripts/setup.sh)" >&2
 	exit 1
@@ -23,13 +22,8 @@ gcc -Wall -Wextra -Werror -O2 -I"$TOP" -o "$BUILD/homa_test" \
 	"$VM_DIR/homa_test.c"
 make --no-print-directory -s -C "$TOP/util"
 
-# One VM at a time on this machine (2 CPUs): wait for the others.
-exec 9> "${HOMA_VM_LOCK:-/tmp/homa-vm.lock}"
-flock 9
 log="$BUILD/vm.log"
-echo "vmtest: booting $kver under emulation (about 30 s)"
-timeout 1500 vng --run "$kernel" --disable-kvm --memory 2G --cpus 2 \
-	-- "$VM_DIR/inside.sh" "$@" > "$log" 2>&1 || true
+"$VM" --timeout 1500 --log "$log" -- "$VM_DIR/inside.sh" "$@" 2>&1 || true
 
 # Print the KTAP part; keep the kernel log in the file.
 sed -n '/^KTAP version/,/^=== kernel log ===/p' "$log" | sed '$d'
@@ -45,7 +39,7 @@ elif [ $((passed + failed)) -ne "$planned" ]; then
 	failed=$((failed + planned - passed - failed))
 fi
 splats=$(sed -n '/^=== kernel log ===/,/^=== end ===/p' "$log" |
-	grep -E 'BUG:|WARNING:|RIP:|Call Trace:|refcount_t:' || true)
+	"$VM" --splats)
 if [ -n "$splats" ]; then
 	echo "vmtest: kernel splat in the log ($log):"
 	printf '%s\n' "$splats" | head -n 20

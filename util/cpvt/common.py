@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: GPL-2.0+
+"""What every part of the driver shares: paths, protocols, Homa variants."""
+
+import os
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+CP_NODE = os.path.join(TOP, 'util', 'build', 'cp_node')
+TESTBED = os.path.join(TOP, 'util', 'testbed')
+# The VM launcher; it also knows what a kernel splat looks like.
+VM_SH = os.path.join(TOP, 'scripts', 'vm.sh')
+# The entry point (run again inside the VM).
+DRIVER = os.path.join(TOP, 'util', 'cp_vs_tcp')
+
+# Protocol name -> (cp_node --protocol, TCP congestion control).
+PROTOCOLS = {'homa': ('homa', None), 'tcp': ('tcp', 'cubic'),
+             'dctcp': ('tcp', 'dctcp'), 'homa-noincast': ('homa', None),
+             'homa-off': ('homa', None), 'homa-nortt': ('homa', None)}
+
+# Homa variants: net.homa settings of their runs (NAME -> VALUE). The
+# settings a variant changes go back to their previous values for the
+# other protocols of the same run.
+VARIANT_SYSCTLS = {
+    'homa-noincast': {'incast_threshold': '0'},
+    'homa-nortt': {'rtt_adaptive': '0'},
+    # Every adaptive feature off (SRPT grants stay): the "features off"
+    # column of a latency run.
+    'homa-off': {'pacer_enable': '0', 'rtt_adaptive': '0',
+                 'unsched_adaptive': '0', 'rtt_resend': '0',
+                 'auto_cutoffs': '0', 'incast_threshold': '0'},
+}
+
+# cp_node's first TCP server port.
+CP_NODE_TCP_PORT = 5000
+
+
+def log(msg):
+    print(msg, flush=True)

@@ -1,0 +1,143 @@
+# SPDX-License-Identifier: GPL-2.0+
+"""The command line of util/cp_vs_tcp: the options, the defaults of each
+mode (modes.MODES[...].DEFAULTS over DEFAULTS) and their checks."""
+
+import argparse
+import os
+
+from .common import CP_NODE, PROTOCOLS, TOP
+from .modes import MODES
+
+# Defaults that depend on the mode (None in the parser): these, unless the
+# mode's DEFAULTS say otherwise.
+DEFAULTS = {'hosts': 4, 'mbps': 16, 'protocols': 'homa,tcp',
+            'message_bytes': 500000, 'loss_pct': 0}
+
+
+def add_run_options(ap):
+    """What runs: the mode, the workload and load, the protocols."""
+    ap.add_argument('--mode', choices=tuple(MODES), default='latency')
+    ap.add_argument('--rates', default='8,12,16,24,32',
+                    help='calibrate mode: link rates to try, Mbit/s')
+    ap.add_argument('--workload', default='w4',
+                    help='cp_node workload (latency mode; default w4)')
+    ap.add_argument('--load', type=float, default=0.8,
+                    help='fraction of each host link offered (default 0.8)')
+    ap.add_argument('--seconds', type=int, default=None,
+                    help='length of each loaded run (default 60 latency, '
+                    '20 throughput, 30 loss, 20 incast, 15 rttwin)')
+    ap.add_argument('--hosts', type=int, default=None,
+                    help='test-bed hosts (default 4; 2 for throughput/loss, '
+                    '8 for incast: h0 the client, the rest servers; rttwin '
+                    'needs 4)')
+    ap.add_argument('--mbps', type=float, default=None,
+                    help='link rate R, Mbit/s (default 16 latency; 0 = '
+                    'unshaped for throughput and loss)')
+    ap.add_argument('--protocols', default=None,
+                    help='comma list of homa,tcp,dctcp,homa-noincast (Homa '
+                    'with incast_threshold=0),homa-nortt (Homa with '
+                    'rtt_adaptive=0),homa-off (Homa with pacer, '
+                    'RTT windows and resends, adaptive unscheduled bytes, '
+                    'auto cutoffs and incast control off) (default '
+                    'homa,tcp,dctcp; '
+                    'homa,tcp for throughput and loss; '
+                    'homa,homa-noincast,tcp for incast; homa,homa-nortt '
+                    'for rttwin, which takes Homa variants only)')
+    ap.add_argument('--sizes', default='40000,100000,200000,500000',
+                    help='rttwin mode: message sizes, bytes (default '
+                    '40000,100000,200000,500000)')
+    ap.add_argument('--unloaded', type=int, default=5,
+                    help='baseline RPCs per representative size (default 5)')
+    ap.add_argument('--two-way', dest='one_way', action='store_false',
+                    help='echo responses as long as the requests (default: '
+                    'one-way messages with tiny responses)')
+
+
+def add_client_options(ap):
+    """cp_node's clients and messages, the network's settings."""
+    ap.add_argument('--client-ports', type=int, default=1)
+    ap.add_argument('--server-ports', type=int, default=1)
+    ap.add_argument('--client-max', type=int, default=None,
+                    help='outstanding RPCs per client port (default 200 '
+                    'latency, 4 throughput, 2 loss, 64 incast, 2 rttwin)')
+    ap.add_argument('--message-bytes', type=int, default=None,
+                    help='message size of throughput/loss modes (default '
+                    '500000 / 1000000)')
+    ap.add_argument('--request-bytes', type=int, default=100,
+                    help='incast mode: request size (default 100)')
+    ap.add_argument('--response-bytes', type=int, default=100000,
+                    help='incast mode: response size (default 100000)')
+    ap.add_argument('--loss-pct', type=float, default=None,
+                    help='netem loss in each downlink band (loss mode: '
+                    'default 10)')
+    ap.add_argument('--ecn-bytes', type=int, default=15000,
+                    help='DCTCP marking threshold per band (default 15000)')
+    ap.add_argument('--homa-sysctl', action='append', metavar='NAME=VALUE',
+                    help='net.homa.NAME for every host (repeatable)')
+    ap.add_argument('--testbed-opt', action='append', metavar='"OPT VAL"',
+                    help='extra util/testbed option, e.g. "--host-buffer '
+                    '262144" (repeatable)')
+    ap.add_argument('--baseline-timeout', type=int, default=600)
+    ap.add_argument('--progress-every', type=int, default=5)
+    ap.add_argument('--verbose', action='store_true',
+                    help='print every cp_node status line')
+
+
+def add_where_options(ap):
+    """Where it runs and where the results go."""
+    ap.add_argument('--results', default=os.path.join(TOP, 'results'))
+    ap.add_argument('--hosts-file', help='run on these hosts over ssh '
+                    'instead of the VM')
+    ap.add_argument('--cp-node', default=CP_NODE,
+                    help='cp_node path on the hosts (hosts-file mode)')
+    ap.add_argument('--ssh-opt', action='append', default=[],
+                    help='extra ssh/scp option (repeatable)')
+    ap.add_argument('--analyze', metavar='DIR',
+                    help='only analyze an existing results directory')
+    ap.add_argument('--inside', metavar='DIR', help=argparse.SUPPRESS)
+
+
+def parser():
+    ap = argparse.ArgumentParser(
+        description='Homa vs TCP vs DCTCP on the emulated datacenter '
+        '(util/README-bench.md).')
+    add_run_options(ap)
+    add_client_options(ap)
+    add_where_options(ap)
+    return ap
+
+
+def apply_defaults(cfg):
+    """The mode's defaults for the options not given."""
+    defaults = dict(DEFAULTS, **MODES[cfg.mode].DEFAULTS)
+    for name, value in defaults.items():
+        if getattr(cfg, name) is None:
+            setattr(cfg, name, value)
+
+
+def convert(cfg, error):
+    """The comma lists as lists; the protocols known."""
+    cfg.protocols = [p for p in cfg.protocols.split(',') if p]
+    for p in cfg.protocols:
+        if p not in PROTOCOLS:
+            error('unknown protocol %s' % p)
+    cfg.rates = [float(r) for r in cfg.rates.split(',') if r]
+    try:
+        cfg.sizes = [int(x) for x in cfg.sizes.split(',') if x]
+    except ValueError:
+        error('--sizes: a comma list of byte counts')
+
+
+def parse_args(argv):
+    """The options of ARGV (an argparse.Namespace, whose attributes
+    raw.json keeps as its 'config'); exits with a message when they are
+    bad."""
+    ap = parser()
+    cfg = ap.parse_args(argv)
+    apply_defaults(cfg)
+    convert(cfg, ap.error)
+    if not 1 <= cfg.request_bytes <= 1000000 or \
+            not 1 <= cfg.response_bytes <= 1000000:
+        ap.error('--request-bytes and --response-bytes: 1..1000000')
+    MODES[cfg.mode].finish(cfg, ap.error)
+    return cfg

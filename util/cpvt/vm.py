@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: GPL-2.0+
+"""Booting the VM for a run: scripts/vm.sh (the project's one launcher,
+which waits for the VM lock) runs the driver again inside, with the
+results directory writable."""
+
+import os
+import re
+import subprocess
+import sys
+
+from .common import CP_NODE, DRIVER, TOP, VM_SH, log
+
+
+def boot_vm(outdir, argv):
+    """Run `util/cp_vs_tcp --inside OUTDIR ARGV` in the VM; its console is
+    kept in OUTDIR/vm.log and printed without the kernel's messages. The
+    VM's exit status."""
+    kmod = os.path.join(TOP, 'homa.ko')
+    if not os.path.exists(kmod):
+        sys.exit('cp_vs_tcp: %s is missing (make)' % kmod)
+    if not os.access(CP_NODE, os.X_OK):
+        sys.exit('cp_vs_tcp: %s is missing (make -C util)' % CP_NODE)
+    inner = [sys.executable, DRIVER, '--inside', outdir] + argv
+    log('cp_vs_tcp: raw data in %s' % outdir)
+    cmd = [VM_SH, '--rwdir', outdir, '--'] + inner
+    env = dict(os.environ, PYTHONUNBUFFERED='1')
+    with open(os.path.join(outdir, 'vm.log'), 'w') as vlog:
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, env=env,
+                             stdin=subprocess.DEVNULL)
+        for line in p.stdout:
+            vlog.write(line)
+            # The VM's console: skip kernel messages.
+            if not re.match(r'^\[\s*\d+\.\d+\]', line):
+                print(line, end='', flush=True)
+        rc = p.wait()
+    if rc != 0:
+        log('cp_vs_tcp: the VM exited with %d (see %s/vm.log)'
+            % (rc, outdir))
+    return rc
