@@ -9,6 +9,7 @@
 #define _HOMA_COMPAT_H
 
 #include <linux/version.h>
+#include <linux/uio.h>
 #include <net/net_namespace.h>
 
 /* 6.11 made sysctl handlers take a const table. */
@@ -45,6 +46,34 @@ homa_register_net_sysctl(struct net *net, const char *path,
 	return register_net_sysctl_sz(net, path, table, count);
 #else
 	return register_net_sysctl(net, path, table);
+#endif
+}
+
+/**
+ * homa_import_ubuf() - Point an iov_iter at one user buffer.
+ * @dir: ITER_DEST (the kernel writes the buffer) or ITER_SOURCE.
+ * @buf: the user buffer.
+ * @len: its length in bytes.
+ * @iter: set up to cover @buf.
+ *
+ * import_ubuf() came in 6.2; import_single_range(), which needed an iovec
+ * that outlives @iter, is gone by 6.12. Before 6.2, check the range and
+ * build the same ITER_UBUF iterator by hand.
+ *
+ * Return: 0, or -EFAULT if @buf is not a user address range.
+ */
+static inline int homa_import_ubuf(int dir, void __user *buf, size_t len,
+				   struct iov_iter *iter)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+	return import_ubuf(dir, buf, len, iter);
+#else
+	if (len > MAX_RW_COUNT)
+		len = MAX_RW_COUNT;
+	if (unlikely(!access_ok(buf, len)))
+		return -EFAULT;
+	iov_iter_ubuf(iter, dir, buf, len);
+	return 0;
 #endif
 }
 
