@@ -110,7 +110,8 @@ static void homa_sk_close(struct sock *sk, long timeout)
 	sk_common_release(sk);
 }
 
-static int homa_bind(struct socket *sock, struct sockaddr *addr, int addr_len)
+static int homa_bind(struct socket *sock, HOMA_BIND_SOCKADDR *addr,
+		     int addr_len)
 {
 	struct homa_sock *hsk = homa_sk(sock->sk);
 	int min_len, err;
@@ -384,7 +385,7 @@ static struct proto homa_prot = {
 	.setsockopt	= homa_setsockopt,
 	.getsockopt	= homa_getsockopt,
 	.sendmsg	= homa_sendmsg,
-	.recvmsg	= homa_recvmsg,
+	.recvmsg	= homa_proto_recvmsg,
 	.hash		= homa_sk_hash,
 	.unhash		= homa_sk_unhash,
 	.get_port	= homa_sk_get_port,
@@ -401,7 +402,7 @@ static struct proto homav6_prot = {
 	.setsockopt	= homa_setsockopt,
 	.getsockopt	= homa_getsockopt,
 	.sendmsg	= homa_sendmsg,
-	.recvmsg	= homa_recvmsg,
+	.recvmsg	= homa_proto_recvmsg,
 	.hash		= homa_sk_hash,
 	.unhash		= homa_sk_unhash,
 	.get_port	= homa_sk_get_port,
