@@ -41,8 +41,10 @@ mapfile -t scripts < <(find scripts test .ci util -type f \
 for k in $("$TOP/scripts/kernels.sh" list); do
 	"$TOP/scripts/kernels.sh" make "$k" -s clean > /dev/null
 	status=0
+	t0=$(date +%s)
 	"$TOP/scripts/kernels.sh" make "$k" -j2 W=1 C=1 modules \
 		> "$LOG/build" 2>&1 || status=1
+	echo "check: built for $k in $(($(date +%s) - t0)) s"
 	if grep -E 'warning:|error:' "$LOG/build" > "$LOG/build.w"; then
 		status=1
 	fi
