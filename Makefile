@@ -11,6 +11,7 @@
 #   make rtt        small-RPC round trip, Homa vs TCP, in the VM (a figure)
 #   make bench      Homa vs TCP vs DCTCP on the emulated datacenter, with
 #                   tables and plots (util/README-bench.md; BENCH_ARGS=...)
+#   make deb        the Debian package homa-dkms in build/deb (DKMS)
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 TOOLS := $(TOP)/.tools
@@ -24,7 +25,7 @@ KERNELS := $(TOP)/scripts/kernels.sh
 K = $(or $(KVER),default)
 
 .PHONY: all modules setup check unit vmtest test test-kernels demo rtt bench \
-	clean print-kdir
+	deb clean print-kdir
 
 all: modules
 
@@ -64,7 +65,10 @@ bench: modules
 	$(MAKE) -C $(TOP)/util
 	$(TOP)/util/cp_vs_tcp $(BENCH_ARGS)
 
+deb:
+	@$(TOP)/scripts/make_deb.sh
+
 clean:
 	rm -rf $(TOP)/build $(TOP)/homa.ko
 	-$(MAKE) -C $(TOP)/test/unit clean
-	rm -rf $(TOP)/test/vm/build
+	rm -rf $(TOP)/test/vm/build $(TOP)/build

@@ -5,6 +5,9 @@
  * recvmsg, socket options and ioctls. Everything here is ABI: fields are
  * native-endian, sized with __u64-style types and padded explicitly so the
  * layout is the same for every compiler and for 32- and 64-bit callers.
+ * A program written for the reference implementation's user header compiles
+ * unchanged against this one: the few fields it declares as a pointer or
+ * size_t keep that type, in a union with a __u64 that fixes the layout.
  */
 
 #ifndef _UAPI_LINUX_HOMA_H
@@ -12,6 +15,7 @@
 
 #include <linux/types.h>
 #ifndef __KERNEL__
+#include <stddef.h>
 #include <netinet/in.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -146,8 +150,19 @@ struct homa_rcvbuf_args {
 	/** @start: page-aligned address of the region. */
 	__u64 start;
 
-	/** @length: size of the region in bytes (at most 4 GiB). */
-	__u64 length;
+	union {
+		/**
+		 * @length: size of the region in bytes (at most 4 GiB);
+		 * size_t as in the reference's header.
+		 */
+		size_t length;
+
+		/**
+		 * @_length_pad: keeps the field 8 bytes wide for 32-bit
+		 * callers, who must zero the structure first.
+		 */
+		__u64 _length_pad;
+	};
 };
 
 /**
@@ -201,7 +216,7 @@ struct homa_rpc_info {
 	__u16 flags;
 
 	/** @_pad: must be 0. */
-	__u16 _pad[3];
+	__u16 _pad;
 };
 
 #define HOMA_RPC_BUF_STALL	1	/* waiting for receive buffer space */
@@ -216,11 +231,27 @@ struct homa_rpc_info {
  * are set by the caller; the kernel fills in the rest.
  */
 struct homa_info {
-	/** @rpc_info: (in) where to store one homa_rpc_info per RPC. */
-	__u64 rpc_info;
+	union {
+		/**
+		 * @rpc_info: (in) where to store one homa_rpc_info per
+		 * RPC; NULL for none.
+		 */
+		struct homa_rpc_info *rpc_info;
 
-	/** @rpc_info_length: (in) bytes available at @rpc_info. */
-	__u64 rpc_info_length;
+		/** @rpc_info_addr: (in) the same address as an integer. */
+		__u64 rpc_info_addr;
+	};
+
+	union {
+		/** @rpc_info_length: (in) bytes available at @rpc_info. */
+		size_t rpc_info_length;
+
+		/**
+		 * @_rpc_info_length_pad: keeps the field 8 bytes wide for
+		 * 32-bit callers, who must zero the structure first.
+		 */
+		__u64 _rpc_info_length_pad;
+	};
 
 	/** @bpool_avail_bytes: free bytes in the socket's receive pool. */
 	__u64 bpool_avail_bytes;
@@ -238,9 +269,21 @@ struct homa_info {
 	__u32 _pad;
 };
 
-/* Ioctls on Homa sockets. */
+/*
+ * Ioctls on Homa sockets. HOMAIOCFREEZE freezes the reference
+ * implementation's time trace, which this module does not have: it fails
+ * with EOPNOTSUPP.
+ */
 #define HOMAIOCINFO	_IOWR('h', 0x90, struct homa_info)
 #define HOMAIOCABORT	_IOWR('h', 0x91, struct homa_abort_args)
+#define HOMAIOCFREEZE	_IO('h', 0x92)
+
+/*
+ * A bit of the reference implementation's net.homa.flags sysctl: send
+ * without pacing. This module has no such sysctl; net.homa.pacer_enable=0
+ * does the same.
+ */
+#define HOMA_FLAG_DONT_THROTTLE 2
 
 #ifdef __cplusplus
 }

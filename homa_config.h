@@ -83,6 +83,12 @@ struct homa_config {
 	/** @wmem_max: transmit memory one socket may hold, in bytes. */
 	int wmem_max;
 
+	/**
+	 * @rmem_max: memory of received packets one socket may hold (not
+	 * yet copied to its buffer pool), in bytes.
+	 */
+	int rmem_max;
+
 	/** @peer_idle_secs: idle time after which an unused peer is freed. */
 	int peer_idle_secs;
 
@@ -91,6 +97,33 @@ struct homa_config {
 	 * late copies of it are not executed again (0: not at all).
 	 */
 	int dedup_ms;
+
+	/**
+	 * @peer_rpc_limit: most server RPCs of one client host whose request
+	 * has not yet been handed to recvmsg (across the namespace's
+	 * sockets); requests beyond it are dropped (0: no limit).
+	 */
+	int peer_rpc_limit;
+
+	/**
+	 * @sock_rpc_limit: most server RPCs of one socket whose request has
+	 * not yet been handed to recvmsg (0: no limit).
+	 */
+	int sock_rpc_limit;
+
+	/**
+	 * @stall_ms: an RPC whose incoming message has waited this long for
+	 * bytes its sender owes it, or whose response has waited this long
+	 * for its ack, ends even while its peer talks (0: never).
+	 */
+	int stall_ms;
+
+	/**
+	 * @max_peers: most peers the namespace keeps; a new one beyond it
+	 * first evicts a peer no RPC uses, and is refused if none is found
+	 * (0: no limit).
+	 */
+	int max_peers;
 
 	/**
 	 * @incast_threshold: a request is marked HOMA_DATA_INCAST when its

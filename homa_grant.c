@@ -315,14 +315,16 @@ void homa_grant_update(struct homa_rpc *rpc)
 }
 
 /**
- * homa_grant_remove() - Take an RPC's incoming message off the grant list
- * (it ends or starts over), and give its share to the others.
+ * homa_grant_unlist() - Take an RPC's incoming message off the grant list
+ * without giving its share to the others yet (the caller does, once, with
+ * homa_grant_reschedule() after taking many off).
  * @rpc: the RPC; the caller holds its socket's lock.
+ *
+ * Return: true if the message was on the list.
  */
-void homa_grant_remove(struct homa_rpc *rpc)
+bool homa_grant_unlist(struct homa_rpc *rpc)
 {
-	struct homa_net *hnet = rpc->hsk->hnet;
-	struct homa_grant *g = &hnet->grant;
+	struct homa_grant *g = &rpc->hsk->hnet->grant;
 	bool listed;
 
 	lockdep_assert_held(&rpc->hsk->lock);
@@ -330,6 +332,26 @@ void homa_grant_remove(struct homa_rpc *rpc)
 	listed = !list_empty(&rpc->grant.links);
 	list_del_init(&rpc->grant.links);
 	spin_unlock(&g->lock);
-	if (listed)
-		homa_grant_run(hnet, NULL);
+	return listed;
+}
+
+/**
+ * homa_grant_reschedule() - Give the shares of messages taken off the
+ * grant list with homa_grant_unlist() to the others.
+ * @hnet: the namespace's Homa host.
+ */
+void homa_grant_reschedule(struct homa_net *hnet)
+{
+	homa_grant_run(hnet, NULL);
+}
+
+/**
+ * homa_grant_remove() - Take an RPC's incoming message off the grant list
+ * (it ends or starts over), and give its share to the others.
+ * @rpc: the RPC; the caller holds its socket's lock.
+ */
+void homa_grant_remove(struct homa_rpc *rpc)
+{
+	if (homa_grant_unlist(rpc))
+		homa_grant_run(rpc->hsk->hnet, NULL);
 }

@@ -120,6 +120,8 @@ void homa_grant_init(struct homa_grant *g);
 void homa_grant_rpc_init(struct homa_grant_rpc *gr);
 void homa_grant_update(struct homa_rpc *rpc);
 void homa_grant_remove(struct homa_rpc *rpc);
+bool homa_grant_unlist(struct homa_rpc *rpc);
+void homa_grant_reschedule(struct homa_net *hnet);
 
 /* homa_cutoffs.c */
 void homa_cutoffs_init(struct homa_net *hnet);

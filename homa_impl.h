@@ -56,6 +56,7 @@
 #include "homa_pace.h"
 #include "homa_pool.h"
 #include "homa_rtt.h"
+#include "homa_timer_policy.h"
 #include "homa_wire.h"
 
 /* log2 of the number of buckets in a namespace's socket table. */
@@ -81,13 +82,13 @@ struct homa_socktab {
 };
 
 /* log2 of the number of buckets in a namespace's peer table. */
-#define HOMA_PEERTAB_BITS 8
+#define HOMA_PEERTAB_BITS 12
+
+/* Most peers a full table looks at for one to evict (bounded work). */
+#define HOMA_PEER_EVICT_SCAN 64
 
 /* log2 of the number of buckets in a socket's RPC tables. */
 #define HOMA_RPCTAB_BITS 8
-
-/* Most doublings of an RPC's probe interval that BUSY answers earn. */
-#define HOMA_BUSY_BACKOFF_MAX 5
 
 /* Most executed requests a server socket remembers (see homa_dedup.c). */
 #define HOMA_DEDUP_MAX 65536
@@ -137,6 +138,13 @@ struct homa_peer {
 
 	/** @probes: probes the timer sent the peer in that firing. */
 	int probes;
+
+	/**
+	 * @incoming_rpcs: server RPCs of this namespace whose requests came
+	 * from the peer and have not been handed to recvmsg yet (bounded by
+	 * peer_rpc_limit).
+	 */
+	atomic_t incoming_rpcs;
 
 	/** @num_acks: valid entries in @ack_ids and @ack_ports. */
 	int num_acks;
@@ -259,6 +267,18 @@ struct homa_net {
 
 	/** @peers: hash chains of homa_peer.node by address (RCU). */
 	DECLARE_HASHTABLE(peers, HOMA_PEERTAB_BITS);
+
+	/**
+	 * @peer_hash_key: random key of the peer table's hash, so that no
+	 * sender can choose addresses that share one chain.
+	 */
+	u32 peer_hash_key;
+
+	/** @num_peers: peers in @peers (written under @peer_lock). */
+	int num_peers;
+
+	/** @peer_evict_bkt: where the next eviction scan starts (peer_lock). */
+	u32 peer_evict_bkt;
 
 	/** @next_id: the id of the next client RPC (even; atomic). */
 	atomic64_t next_id;
@@ -420,20 +440,18 @@ struct homa_rpc {
 	 */
 	bool incast;
 
-	/** @silent_ticks: timer ticks since the peer was last heard from. */
-	int silent_ticks;
-
-	/** @resend_ticks: ticks since the last RESEND this side sent. */
-	int resend_ticks;
-
-	/** @probes: RESENDs or NEED_ACKs sent since the peer last spoke. */
-	int probes;
+	/**
+	 * @limited: server only: counted in the socket's and the peer's
+	 * @incoming_rpcs (until recvmsg takes the request or the RPC ends).
+	 */
+	bool limited;
 
 	/**
-	 * @busy_backoff: BUSY answers since the peer last sent something
-	 * else (capped); each doubles the interval between probes.
+	 * @probe: silence, probes, backoff and stall of the RPC; written
+	 * only by homa_timer_policy.c, to which the timer, the receive path
+	 * and sendmsg report events.
 	 */
-	int busy_backoff;
+	struct homa_probe probe;
 
 	/** @hash_node: link in the socket's client or server RPC table. */
 	struct hlist_node hash_node;
@@ -486,8 +504,17 @@ struct homa_sock {
 	/** @inet: the generic inet socket. */
 	struct inet_sock inet;
 
-	/** @hnet: the host (namespace) the socket belongs to. */
+	/**
+	 * @hnet: the host (namespace) the socket belongs to; set once by
+	 * init and valid until the socket is freed (the socket holds a
+	 * reference to its namespace), so code that still holds the socket
+	 * after destroy (a GRANT on its way out, a packet found under RCU)
+	 * may use it. NULL only if init failed early.
+	 */
 	struct homa_net *hnet;
+
+	/** @destroyed: homa_sk_destroy() has run (it runs once). */
+	bool destroyed;
 
 	/**
 	 * @port: the socket's port: a server port after bind, otherwise an
@@ -533,6 +560,12 @@ struct homa_sock {
 	int num_client_rpcs;
 
 	/**
+	 * @incoming_rpcs: server RPCs whose request has not been handed to
+	 * recvmsg yet (bounded by sock_rpc_limit).
+	 */
+	int incoming_rpcs;
+
+	/**
 	 * @dead_skbs: packets of ended RPCs, freed a few at a time by
 	 * homa_rpc_reap() so that ending a large RPC in softirq stays cheap.
 	 */
@@ -573,6 +606,24 @@ struct homa_skb_cb {
 	/** @length: message bytes in the packet (received packets). */
 	u32 length;
 };
+
+/**
+ * homa_pace_params_read() - The pacer's view of a namespace's
+ * configuration, for homa_pace.c's decisions.
+ * @hnet: the namespace's Homa host.
+ * @p: filled in.
+ */
+static inline void homa_pace_params_read(struct homa_net *hnet,
+					 struct homa_pace_params *p)
+{
+	p->link_mbps = READ_ONCE(hnet->config.link_mbps);
+	p->max_nic_queue_ns = READ_ONCE(hnet->config.max_nic_queue_ns);
+	p->fifo_fraction = READ_ONCE(hnet->config.pacer_fifo_fraction);
+	p->throttle_min_bytes = READ_ONCE(hnet->config.throttle_min_bytes);
+}
+
+/* Room for link and IP headers in front of a Homa header. */
+#define HOMA_SKB_HEADROOM (MAX_HEADER + sizeof(struct ipv6hdr))
 
 /**
  * homa_skb_cb() - Homa's control block of a packet.
@@ -719,6 +770,9 @@ struct homa_rpc *homa_rpc_find_server(struct homa_sock *hsk,
 void homa_rpc_ready(struct homa_rpc *rpc);
 void homa_rpc_fail(struct homa_rpc *rpc, int err);
 void homa_msgin_reset(struct homa_rpc *rpc);
+bool homa_rpc_server_limited(struct homa_sock *hsk, struct homa_peer *peer);
+void homa_rpc_delivered(struct homa_rpc *rpc);
+void homa_msgin_release(struct homa_rpc *rpc);
 void homa_rpc_end(struct homa_rpc *rpc);
 void homa_rpc_end_all(struct homa_sock *hsk);
 void homa_dedup_add(struct homa_rpc *rpc);
@@ -730,13 +784,17 @@ bool homa_rpc_reap(struct homa_sock *hsk, int limit);
 void homa_rpc_free(struct homa_rpc *rpc);
 void homa_skbs_free(struct homa_net *hnet, struct sk_buff_head *list);
 
-/* homa_outgoing.c */
+/* homa_xmit.c */
 void homa_xmit_skb(struct homa_sock *hsk, struct homa_peer *peer,
 		   struct sk_buff *skb, int priority);
 void homa_xmit_control(struct homa_sock *hsk, struct homa_peer *peer,
 		       struct homa_pkt *pkt);
 void homa_rpc_xmit_control(struct homa_rpc *rpc, struct homa_pkt *pkt);
 void homa_rpc_xmit_busy(struct homa_rpc *rpc);
+u32 homa_xmit_pkt_bytes(struct homa_rpc *rpc, struct sk_buff *skb);
+void homa_xmit_account(struct homa_net *hnet, u32 bytes);
+
+/* homa_outgoing.c */
 u32 homa_payload_max(struct homa_net *hnet, struct homa_peer *peer);
 int homa_offload_init(void);
 void homa_offload_exit(void);
@@ -751,6 +809,8 @@ struct sk_buff *homa_msgout_next(struct homa_rpc *rpc);
 void homa_xmit_data_next(struct homa_rpc *rpc);
 void homa_resend_data(struct homa_rpc *rpc, u32 start, u32 end);
 void homa_msgout_restart(struct homa_rpc *rpc);
+
+/* homa_sendmsg.c */
 bool homa_sock_writeable(struct homa_sock *hsk);
 int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t len);
 
@@ -759,7 +819,7 @@ void homa_msgin_check(struct homa_rpc *rpc);
 void homa_msgin_start(struct homa_rpc *rpc, const struct homa_pkt *pkt);
 bool homa_msgin_alloc(struct homa_rpc *rpc);
 
-/* homa_interest.c */
+/* homa_recvmsg.c */
 int homa_pool_setup(struct homa_sock *hsk, const struct homa_rcvbuf_args *args);
 void homa_pool_free(struct homa_pool *pool);
 int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags,
@@ -768,9 +828,7 @@ int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags,
 /* homa_pacer.c */
 int homa_pacer_net_init(struct homa_net *hnet);
 void homa_pacer_net_exit(struct homa_net *hnet);
-u32 homa_pacer_pkt_bytes(struct homa_rpc *rpc, struct sk_buff *skb);
 bool homa_pacer_admit(struct homa_rpc *rpc, struct sk_buff *skb);
-void homa_pacer_sent(struct homa_net *hnet, u32 bytes);
 void homa_pacer_unthrottle(struct homa_rpc *rpc);
 void homa_pacer_tick(struct homa_net *hnet);
 u32 homa_pacer_unsched_window(struct homa_net *hnet);

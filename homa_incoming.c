@@ -10,6 +10,7 @@
 #include <linux/icmpv6.h>
 #include <linux/ip.h>
 #include <net/icmp.h>
+#include <net/xfrm.h>
 
 #include "homa_impl.h"
 
@@ -105,6 +106,22 @@ bool homa_msgin_alloc(struct homa_rpc *rpc)
 	return true;
 }
 
+/*
+ * Charge a received packet to its socket's receive memory, unless the
+ * socket already holds rmem_max bytes of them; freeing the packet gives
+ * the memory back.
+ */
+static bool homa_rmem_charge(struct homa_sock *hsk, struct sk_buff *skb)
+{
+	struct sock *sk = &hsk->inet.sk;
+
+	if (atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
+	    (unsigned int)READ_ONCE(hsk->hnet->config.rmem_max))
+		return false;
+	skb_set_owner_r(skb, sk);
+	return true;
+}
+
 /* A DATA packet for @rpc: keep its bytes if new, grant, deliver. */
 static void homa_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 			  const struct homa_pkt *pkt)
@@ -124,6 +141,12 @@ static void homa_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 		homa_msgin_start(rpc, pkt);
 	else if (pkt->data.message_length != in->length)
 		goto malformed;
+	if (!homa_rmem_charge(rpc->hsk, skb)) {
+		/* The socket holds too much: a RESEND brings it back. */
+		homa_metric_inc(hnet, HOMA_M_drop_rmem);
+		kfree_skb(skb);
+		return;
+	}
 	added = homa_gaps_add(&in->gaps, pkt->data.offset,
 			      pkt->data.offset + pkt->data.length);
 	if (added == -ENOSPC) {
@@ -138,6 +161,7 @@ static void homa_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 		homa_metric_inc(hnet, HOMA_M_drop_duplicate);
 		kfree_skb(skb);
 	} else {
+		homa_probe_progress(&rpc->probe);
 		homa_skb_cb(skb)->offset = pkt->data.offset;
 		homa_skb_cb(skb)->length = pkt->data.length;
 		__skb_queue_tail(&in->packets, skb);
@@ -151,20 +175,25 @@ malformed:
 	kfree_skb(skb);
 }
 
-/* Find the RPC a DATA packet is for, creating a server RPC if needed. */
+/*
+ * Find the RPC a DATA packet is for, creating a server RPC if needed;
+ * ERR_PTR(-EBUSY) for a new request beyond the limits on undelivered ones.
+ */
 static struct homa_rpc *homa_data_rpc(struct homa_sock *hsk,
 				      struct homa_peer *peer,
 				      const struct homa_pkt *pkt)
 {
-	u64 id = pkt->sender_id ^ 1;
+	u64 id = homa_peer_id(pkt->sender_id);
 	struct homa_rpc *rpc;
 
-	if (!(id & 1))
+	if (homa_is_client(id))
 		return homa_rpc_find_client(hsk, id);
 	rpc = homa_rpc_find_server(hsk, peer, pkt->sport, id);
 	if (rpc || !hsk->is_server ||
 	    homa_dedup_find(hsk, peer, pkt->sport, id))
 		return rpc;
+	if (homa_rpc_server_limited(hsk, peer))
+		return ERR_PTR(-EBUSY);
 	return homa_rpc_alloc_server(hsk, peer, pkt->sport, id);
 }
 
@@ -181,6 +210,8 @@ static void homa_resend_pkt(struct homa_rpc *rpc, const struct homa_pkt *pkt)
 		homa_rpc_xmit_busy(rpc);
 		return;
 	}
+	/* The receiver still works on the message: not stalled. */
+	homa_probe_progress(&rpc->probe);
 	if (pkt->resend.length == HOMA_RESEND_ALL)
 		end = out->next_xmit_offset;
 	else
@@ -201,26 +232,7 @@ static void homa_resend_pkt(struct homa_rpc *rpc, const struct homa_pkt *pkt)
 static void homa_rpc_heard(struct homa_rpc *rpc, u8 type)
 {
 	lockdep_assert_held(&rpc->hsk->lock);
-	/*
-	 * A NEED_ACK is not progress: its sender thinks it has sent
-	 * everything. Our silence goes on counting, so that our timer asks
-	 * for what is missing once it is overdue (NEED_ACKs come far more
-	 * often than that wait on a slow link).
-	 */
-	if (type != NEED_ACK) {
-		rpc->silent_ticks = 0;
-		rpc->probes = 0;
-	}
-	if (type == BUSY) {
-		/* Alive with nothing to send: ask less and less often. */
-		rpc->busy_backoff = min(rpc->busy_backoff + 1,
-					HOMA_BUSY_BACKOFF_MAX);
-		rpc->resend_ticks = 0;
-	} else if (type != NEED_ACK) {
-		rpc->busy_backoff = 0;
-		/* After silence, the first RESEND goes out without waiting. */
-		rpc->resend_ticks = INT_MAX / 2;
-	}
+	homa_probe_heard(&rpc->probe, type == NEED_ACK, type == BUSY);
 }
 
 /* Handle a packet for an RPC that exists; @skb is consumed. */
@@ -245,8 +257,13 @@ static void homa_rpc_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 		homa_resend_pkt(rpc, pkt);
 		break;
 	case RPC_UNKNOWN:
-		if (rpc->id & 1) {
-			homa_rpc_end(rpc);
+		if (!homa_is_client(rpc->id)) {
+			/*
+			 * Not under recvmsg's feet: once copied and answered,
+			 * the client acks it (NEED_ACK) and it ends.
+			 */
+			if (!rpc->copying)
+				homa_rpc_end(rpc);
 		} else if (!rpc->ready && !rpc->copying) {
 			/*
 			 * A client whose response is complete (or that failed)
@@ -361,6 +378,17 @@ static void homa_port_unreachable(struct sk_buff *skb,
 		icmpv6_send(skb, ICMPV6_DEST_UNREACH, ICMPV6_PORT_UNREACH, 0);
 }
 
+/*
+ * A client RPC is named by its id alone (we chose the id), so anyone can
+ * name it: only packets from its server's address and port may act on it.
+ */
+static bool homa_from_server(const struct homa_rpc *rpc,
+			     const struct homa_peer *peer, u16 sport)
+{
+	return ipv6_addr_equal(&rpc->peer->addr, &peer->addr) &&
+	       rpc->dport == sport;
+}
+
 /* Deliver a valid packet to its socket; @skb is consumed. */
 static void homa_sock_pkt(struct homa_sock *hsk, struct sk_buff *skb,
 			  const struct in6_addr *saddr,
@@ -401,7 +429,14 @@ static void homa_sock_pkt(struct homa_sock *hsk, struct sk_buff *skb,
 	if (pkt->type == DATA || pkt->type == ACK)
 		homa_acks_pkt(hsk, peer, pkt);
 	rpc = pkt->type == ACK ? NULL : homa_find_rpc(hsk, peer, pkt);
-	if (rpc) {
+	if (IS_ERR(rpc)) {
+		homa_metric_inc(hnet, HOMA_M_drop_rpc_limit);
+		kfree_skb(skb);
+	} else if (rpc && homa_is_client(rpc->id) &&
+	    !homa_from_server(rpc, peer, pkt->sport)) {
+		homa_metric_inc(hnet, HOMA_M_drop_wrong_source);
+		kfree_skb(skb);
+	} else if (rpc) {
 		homa_rpc_pkt(rpc, skb, pkt);
 	} else {
 		if (pkt->type == DATA && !hsk->is_server) {
@@ -440,6 +475,17 @@ int homa_softirq(struct sk_buff *skb)
 	struct homa_pkt pkt;
 	int err;
 
+	/* Homa talks to one host at a time: a shared frame draws no answer. */
+	if (skb->pkt_type != PACKET_HOST) {
+		homa_metric_inc(hnet, HOMA_M_drop_not_host);
+		goto drop;
+	}
+	if (ip_hdr(skb)->version == 4 ?
+	    !xfrm4_policy_check(NULL, XFRM_POLICY_IN, skb) :
+	    !xfrm6_policy_check(NULL, XFRM_POLICY_IN, skb)) {
+		homa_metric_inc(hnet, HOMA_M_drop_policy);
+		goto drop;
+	}
 	/* The parser reads at most HOMA_MAX_HEADER bytes: make them linear. */
 	if (!pskb_may_pull(skb, min_t(u32, skb->len, HOMA_MAX_HEADER))) {
 		homa_metric_inc(hnet, HOMA_M_drop_short);
@@ -469,11 +515,13 @@ drop:
 }
 
 /*
- * An ICMP error names a packet this host sent: fail the client RPC it
- * belonged to with @err (a server RPC just ends). @h is the returned
- * packet's Homa header, whose first HOMA_ICMP_HDR bytes are present.
+ * An ICMP error names a packet this host sent to @daddr: fail the client
+ * RPC it belonged to with @err, if that packet went to the RPC's server.
+ * @h is the returned packet's Homa header, whose first HOMA_ICMP_HDR bytes
+ * are present.
  */
-static void homa_icmp_rpc(struct homa_net *hnet, const void *h, int err)
+static void homa_icmp_rpc(struct homa_net *hnet, const struct in6_addr *daddr,
+			  const void *h, int err)
 {
 	const struct homa_common_hdr *common = h;
 	u64 id = be64_to_cpu(common->sender_id);
@@ -485,9 +533,14 @@ static void homa_icmp_rpc(struct homa_net *hnet, const void *h, int err)
 		return;
 	rcu_read_lock();
 	hsk = homa_sock_find(hnet, be16_to_cpu(common->sport));
-	if (hsk && !(id & 1)) {
+	if (hsk && homa_is_client(id)) {
 		spin_lock(&hsk->lock);
 		rpc = hsk->shutdown ? NULL : homa_rpc_find_client(hsk, id);
+		if (rpc && (!ipv6_addr_equal(&rpc->peer->addr, daddr) ||
+			    rpc->dport != be16_to_cpu(common->dport))) {
+			homa_metric_inc(hnet, HOMA_M_drop_wrong_source);
+			rpc = NULL;
+		}
 		if (rpc) {
 			homa_metric_inc(hnet, HOMA_M_rpc_icmp_failures);
 			homa_rpc_fail(rpc, err);
@@ -515,12 +568,14 @@ int homa_err_handler_v4(struct sk_buff *skb, u32 info)
 	const struct iphdr *iph = (const struct iphdr *)skb->data;
 	int type = icmp_hdr(skb)->type, code = icmp_hdr(skb)->code;
 	int hlen = iph->ihl * 4, err = 0;
+	struct in6_addr daddr;
 
 	if (!pskb_may_pull(skb, hlen + HOMA_ICMP_HDR)) {
 		homa_metric_inc(hnet, HOMA_M_icmp_errors);
 		return 0;
 	}
 	iph = (const struct iphdr *)skb->data;
+	ipv6_addr_set_v4mapped(iph->daddr, &daddr);
 	if (type == ICMP_DEST_UNREACH) {
 		if (code == ICMP_PORT_UNREACH)
 			err = -ENOTCONN;
@@ -529,7 +584,7 @@ int homa_err_handler_v4(struct sk_buff *skb, u32 info)
 		else if (code != ICMP_FRAG_NEEDED)
 			err = -EHOSTUNREACH;
 	}
-	homa_icmp_rpc(hnet, skb->data + hlen, err);
+	homa_icmp_rpc(hnet, &daddr, skb->data + hlen, err);
 	return 0;
 }
 
@@ -560,6 +615,8 @@ int homa_err_handler_v6(struct sk_buff *skb, struct inet6_skb_parm *opt,
 		err = code == ICMPV6_PORT_UNREACH ? -ENOTCONN : -EHOSTUNREACH;
 	else if (type == ICMPV6_PARAMPROB && code == ICMPV6_UNK_NEXTHDR)
 		err = -EPROTONOSUPPORT;
-	homa_icmp_rpc(hnet, skb->data + offset, err);
+	/* skb->data is at the returned packet's IPv6 header. */
+	homa_icmp_rpc(hnet, &((const struct ipv6hdr *)skb->data)->daddr,
+		      skb->data + offset, err);
 	return 0;
 }

@@ -110,6 +110,18 @@ static const struct {
 	HOMA_METRIC(resends_rtt_timed,
 		    "RESENDs timed by the peer's RTT estimate"),
 	HOMA_METRIC(resends_tick, "RESENDs timed by resend_ticks"),
+	HOMA_METRIC(drop_wrong_source,
+		    "client RPC packets dropped: not from its server"),
+	HOMA_METRIC(drop_not_host,
+		    "packets dropped: broadcast, multicast or not ours"),
+	HOMA_METRIC(drop_policy, "packets dropped by the IPsec policy"),
+	HOMA_METRIC(drop_rpc_limit,
+		    "requests dropped: too many undelivered requests held"),
+	HOMA_METRIC(rpc_stall_timeouts,
+		    "RPCs ended after stall_ms without progress"),
+	HOMA_METRIC(peers_evicted,
+		    "unused peers freed to make room (max_peers)"),
+	HOMA_METRIC(drop_rmem, "DATA dropped: socket holds rmem_max bytes"),
 };
 
 #undef HOMA_METRIC

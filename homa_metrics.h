@@ -86,6 +86,18 @@
  * @HOMA_M_rtt_samples: RTT samples taken from peers.
  * @HOMA_M_resends_rtt_timed: RESENDs timed by the peer's RTT estimate.
  * @HOMA_M_resends_tick: RESENDs timed by resend_ticks.
+ * @HOMA_M_drop_wrong_source: packets and ICMP errors for a client RPC
+ *	dropped: not from (or not about) its server's address and port.
+ * @HOMA_M_drop_not_host: packets dropped: not addressed to this host
+ *	alone (broadcast, multicast, or another host's).
+ * @HOMA_M_drop_policy: packets dropped by the inbound IPsec policy.
+ * @HOMA_M_drop_rpc_limit: requests dropped: peer_rpc_limit or
+ *	sock_rpc_limit undelivered requests already held.
+ * @HOMA_M_rpc_stall_timeouts: RPCs ended or failed after stall_ms
+ *	without progress.
+ * @HOMA_M_peers_evicted: unused peers freed to make room (max_peers).
+ * @HOMA_M_drop_rmem: DATA dropped: its socket holds rmem_max bytes of
+ *	received packets.
  * @HOMA_NUM_METRICS: the number of metrics.
  */
 enum homa_metric {
@@ -161,6 +173,13 @@ enum homa_metric {
 	HOMA_M_rtt_samples,
 	HOMA_M_resends_rtt_timed,
 	HOMA_M_resends_tick,
+	HOMA_M_drop_wrong_source,
+	HOMA_M_drop_not_host,
+	HOMA_M_drop_policy,
+	HOMA_M_drop_rpc_limit,
+	HOMA_M_rpc_stall_timeouts,
+	HOMA_M_peers_evicted,
+	HOMA_M_drop_rmem,
 	HOMA_NUM_METRICS
 };
 

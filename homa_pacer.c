@@ -10,8 +10,9 @@
  * packets as the queue drains, fewest bytes remaining first, with
  * pacer_fifo_fraction of the bytes for the oldest message. Control packets,
  * retransmissions and messages shorter than throttle_min_bytes skip the
- * pacer but count in the estimate. The thread sleeps on a waitqueue while
- * nothing is throttled, and in an hrtimer sleep while the queue drains.
+ * pacer but count in the estimate (homa_xmit_account()). The thread
+ * sleeps on a waitqueue while nothing is throttled, and in an hrtimer
+ * sleep while the queue drains.
  * The file also keeps the sender's adaptive unscheduled window, which
  * depends on how much the pacer holds back (homa_rtt.c decides).
  */
@@ -31,16 +32,6 @@
 
 /* Most throttled packets the timer sends per tick to help the thread. */
 #define HOMA_PACER_HELP_PKTS 8
-
-/* The pacer's view of the namespace's configuration. */
-static void homa_pacer_params(struct homa_net *hnet,
-			      struct homa_pace_params *p)
-{
-	p->link_mbps = READ_ONCE(hnet->config.link_mbps);
-	p->max_nic_queue_ns = READ_ONCE(hnet->config.max_nic_queue_ns);
-	p->fifo_fraction = READ_ONCE(hnet->config.pacer_fifo_fraction);
-	p->throttle_min_bytes = READ_ONCE(hnet->config.throttle_min_bytes);
-}
 
 static bool homa_pacer_enabled(struct homa_net *hnet)
 {
@@ -64,24 +55,6 @@ static void __homa_pacer_note_queue(struct homa_net *hnet, u64 now)
 	homa_metric_add(hnet, HOMA_M_nic_queue_max_ns,
 			queue - pacer->queue_max);
 	pacer->queue_max = queue;
-}
-
-/**
- * homa_pacer_pkt_bytes() - What a stored DATA packet costs the NIC.
- * @rpc: the RPC the packet belongs to.
- * @skb: the packet (data at its Homa header), perhaps a GSO packet.
- *
- * Return: the length to account with homa_pace_sent().
- */
-u32 homa_pacer_pkt_bytes(struct homa_rpc *rpc, struct sk_buff *skb)
-{
-	bool ipv4 = ipv6_addr_v4mapped(&rpc->peer->addr);
-	u32 hdr = sizeof(struct homa_data_hdr) +
-		  (ipv4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr));
-	u32 segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
-
-	return homa_pace_pkt_bytes(skb->len - sizeof(struct homa_data_hdr),
-				   segs, hdr);
 }
 
 /* Payload bytes of a stored DATA packet. */
@@ -157,8 +130,8 @@ bool homa_pacer_admit(struct homa_rpc *rpc, struct sk_buff *skb)
 	u64 now;
 
 	lockdep_assert_held(&rpc->hsk->lock);
-	homa_pacer_params(hnet, &p);
-	bytes = homa_pacer_pkt_bytes(rpc, skb);
+	homa_pace_params_read(hnet, &p);
+	bytes = homa_xmit_pkt_bytes(rpc, skb);
 	spin_lock(&pacer->lock);
 	now = ktime_get_ns();
 	throttled = !list_empty(&pacer->srpt);
@@ -178,25 +151,6 @@ bool homa_pacer_admit(struct homa_rpc *rpc, struct sk_buff *skb)
 	}
 	spin_unlock(&pacer->lock);
 	return send;
-}
-
-/**
- * homa_pacer_sent() - Account for a packet that skips the pacer (a
- * control packet or a retransmission) in the NIC queue estimate.
- * @hnet: the namespace's Homa host.
- * @bytes: length of the IP packet(s), as homa_pace_sent() takes it.
- */
-void homa_pacer_sent(struct homa_net *hnet, u32 bytes)
-{
-	struct homa_pacer *pacer = &hnet->pacer;
-	struct homa_pace_params p;
-	u64 now;
-
-	homa_pacer_params(hnet, &p);
-	spin_lock_bh(&pacer->lock);
-	now = ktime_get_ns();
-	homa_pace_sent(&pacer->state, &p, now, bytes);
-	spin_unlock_bh(&pacer->lock);
 }
 
 /**
@@ -257,7 +211,7 @@ static void __homa_pacer_account(struct homa_rpc *rpc, struct sk_buff *skb,
 	u32 offset = homa_skb_cb(skb)->offset;
 
 	lockdep_assert_held(&pacer->lock);
-	homa_pace_sent(&pacer->state, p, now, homa_pacer_pkt_bytes(rpc, skb));
+	homa_pace_sent(&pacer->state, p, now, homa_xmit_pkt_bytes(rpc, skb));
 	homa_pace_charge(&pacer->state, p, payload, fifo);
 	homa_rtt_unsched_sent(&pacer->unsched, payload,
 			      offset < rpc->msgout.unscheduled, 1);
@@ -299,7 +253,7 @@ static u64 homa_pacer_step(struct homa_net *hnet)
 	u64 now, wait = 0;
 	int fifo;
 
-	homa_pacer_params(hnet, &p);
+	homa_pace_params_read(hnet, &p);
 	local_bh_disable();
 	spin_lock(&pacer->lock);
 	now = ktime_get_ns();

@@ -13,6 +13,8 @@
  * a new peer. Memory is freed after an RCU grace period.
  */
 
+#include <linux/jhash.h>
+#include <linux/random.h>
 #include <net/ip6_route.h>
 #include <net/route.h>
 
@@ -26,6 +28,8 @@ void homa_peertab_init(struct homa_net *hnet)
 {
 	spin_lock_init(&hnet->peer_lock);
 	hash_init(hnet->peers);
+	hnet->peer_hash_key = get_random_u32();
+	hnet->num_peers = 0;
 }
 
 /* Take a peer out of the table and free it after a grace period. */
@@ -34,6 +38,7 @@ static void homa_peer_unlink(struct homa_net *hnet, struct homa_peer *peer)
 	hash_del_rcu(&peer->node);
 	dst_release(peer->dst);
 	kfree_rcu(peer, rcu);
+	WRITE_ONCE(hnet->num_peers, hnet->num_peers - 1);
 	homa_metric_add(hnet, HOMA_M_peers_live, -1);
 }
 
@@ -86,10 +91,11 @@ void homa_peer_gc(struct homa_net *hnet)
 	spin_unlock_bh(&hnet->peer_lock);
 }
 
-static u32 homa_peer_hash(const struct in6_addr *addr)
+/* Keyed hash: addresses a sender picks spread over every chain. */
+static u32 homa_peer_hash(const struct homa_net *hnet,
+			  const struct in6_addr *addr)
 {
-	return (__force u32)(addr->s6_addr32[0] ^ addr->s6_addr32[1] ^
-			     addr->s6_addr32[2] ^ addr->s6_addr32[3]);
+	return jhash2((const u32 *)addr->s6_addr32, 4, hnet->peer_hash_key);
 }
 
 static struct homa_peer *homa_peer_lookup(struct homa_net *hnet,
@@ -98,7 +104,7 @@ static struct homa_peer *homa_peer_lookup(struct homa_net *hnet,
 	struct homa_peer *peer;
 
 	hash_for_each_possible_rcu(hnet->peers, peer, node,
-				   homa_peer_hash(addr))
+				   homa_peer_hash(hnet, addr))
 		if (ipv6_addr_equal(&peer->addr, addr))
 			return peer;
 	return NULL;
@@ -134,13 +140,47 @@ static int homa_peer_route(struct homa_net *hnet, struct homa_peer *peer)
 	return 0;
 }
 
+/*
+ * Is there room for one more peer? In a full table, evict one that no RPC
+ * uses, looking at no more than HOMA_PEER_EVICT_SCAN peers (from where
+ * the last scan stopped), so that a flood of new source addresses costs
+ * bounded work per packet. The caller holds peer_lock.
+ */
+static bool homa_peer_room(struct homa_net *hnet)
+{
+	int max = READ_ONCE(hnet->config.max_peers);
+	u32 n = HASH_SIZE(hnet->peers), scanned = 0, i;
+	struct homa_peer *peer;
+	struct hlist_node *tmp;
+
+	lockdep_assert_held(&hnet->peer_lock);
+	if (!max || hnet->num_peers < max)
+		return true;
+	for (i = 0; i < n && scanned < HOMA_PEER_EVICT_SCAN; i++) {
+		u32 bkt = (hnet->peer_evict_bkt + i) % n;
+
+		hlist_for_each_entry_safe(peer, tmp, &hnet->peers[bkt], node) {
+			scanned++;
+			if (!refcount_dec_if_one(&peer->refs))
+				continue;
+			homa_peer_unlink(hnet, peer);
+			homa_metric_inc(hnet, HOMA_M_peers_evicted);
+			hnet->peer_evict_bkt = bkt + 1;
+			return true;
+		}
+	}
+	hnet->peer_evict_bkt += i;
+	return false;
+}
+
 /**
  * homa_peer_get() - Find or create the peer for an address.
  * @hnet: the namespace's Homa host.
  * @addr: the peer's address (IPv4-mapped for IPv4).
  *
  * Return: the peer, with a reference the caller drops with
- * homa_peer_put(); or an ERR_PTR: -ENOMEM, or the routing error (e.g.
+ * homa_peer_put(); or an ERR_PTR: -ENOMEM, -ENOSPC (the table is full
+ * of peers in use: see max_peers), or the routing error (e.g.
  * -ENETUNREACH) for a new peer that has no route.
  */
 struct homa_peer *homa_peer_get(struct homa_net *hnet,
@@ -179,8 +219,12 @@ struct homa_peer *homa_peer_get(struct homa_net *hnet,
 	other = homa_peer_lookup(hnet, addr);
 	if (other) {
 		refcount_inc(&other->refs);
+	} else if (!homa_peer_room(hnet)) {
+		other = ERR_PTR(-ENOSPC);
 	} else {
-		hash_add_rcu(hnet->peers, &peer->node, homa_peer_hash(addr));
+		hash_add_rcu(hnet->peers, &peer->node,
+			     homa_peer_hash(hnet, addr));
+		WRITE_ONCE(hnet->num_peers, hnet->num_peers + 1);
 		homa_metric_inc(hnet, HOMA_M_peers_live);
 	}
 	spin_unlock_bh(&hnet->peer_lock);

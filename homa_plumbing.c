@@ -9,6 +9,7 @@
 
 #include <linux/module.h>
 #include <net/inet_common.h>
+#include <net/ip.h>
 #include <net/protocol.h>
 #include <net/transp_v6.h>
 
@@ -21,7 +22,8 @@ static void homa_write_space(struct sock *sk)
 {
 	struct socket_wq *wq;
 
-	if (!homa_sk(sk)->hnet || !homa_sock_writeable(homa_sk(sk)))
+	if (!homa_sk(sk)->hnet || homa_sk(sk)->destroyed ||
+	    !homa_sock_writeable(homa_sk(sk)))
 		return;
 	rcu_read_lock();
 	wq = rcu_dereference(sk->sk_wq);
@@ -75,7 +77,7 @@ static void homa_sk_destroy(struct sock *sk)
 {
 	struct homa_sock *hsk = homa_sk(sk);
 
-	if (!hsk->hnet)
+	if (!hsk->hnet || hsk->destroyed)
 		return;
 	homa_sock_unlink(hsk);
 	homa_sock_stop(hsk);
@@ -85,7 +87,8 @@ static void homa_sk_destroy(struct sock *sk)
 	/* A socket whose init failed never got a port nor was counted. */
 	if (hsk->port)
 		homa_metric_add(hsk->hnet, HOMA_M_sockets_live, -1);
-	hsk->hnet = NULL;
+	/* hsk->hnet stays: a GRANT in flight may still send through it. */
+	hsk->destroyed = true;
 }
 
 static int homa_sk_hash(struct sock *sk)
@@ -95,7 +98,7 @@ static int homa_sk_hash(struct sock *sk)
 
 static void homa_sk_unhash(struct sock *sk)
 {
-	if (homa_sk(sk)->hnet)
+	if (homa_sk(sk)->hnet && !homa_sk(sk)->destroyed)
 		homa_sock_unlink(homa_sk(sk));
 }
 
@@ -132,6 +135,12 @@ static int homa_bind(struct socket *sock, HOMA_BIND_SOCKADDR *addr,
 	}
 	/* sin_port and sin6_port lie at the same offset. */
 	port = ntohs(((struct sockaddr_in *)addr)->sin_port);
+	/* As for TCP and UDP, a low port needs CAP_NET_BIND_SERVICE. */
+	if (port && inet_port_requires_bind_service(sock_net(sock->sk), port) &&
+	    !ns_capable(sock_net(sock->sk)->user_ns, CAP_NET_BIND_SERVICE)) {
+		err = -EACCES;
+		goto out;
+	}
 	lock_sock(sock->sk);
 	err = homa_sock_bind(hsk, port);
 	release_sock(sock->sk);
@@ -293,7 +302,7 @@ static int homa_ioc_info(struct sock *sk, void __user *arg)
 	/* Room for the RPCs that exist now, and a few more. */
 	room = min_t(u64, info.rpc_info_length / sizeof(*ri),
 		     READ_ONCE(hsk->num_rpcs) + 16);
-	if (!info.rpc_info)
+	if (!info.rpc_info_addr)
 		room = 0;
 	if (room) {
 		ri = kvcalloc(room, sizeof(*ri), GFP_KERNEL);
@@ -316,7 +325,7 @@ static int homa_ioc_info(struct sock *sk, void __user *arg)
 	if (msg)
 		strscpy(info.error_msg, msg, sizeof(info.error_msg));
 	info._pad = 0;
-	if (n && copy_to_user(u64_to_user_ptr(info.rpc_info), ri,
+	if (n && copy_to_user(u64_to_user_ptr(info.rpc_info_addr), ri,
 			      n * sizeof(*ri)))
 		err = -EFAULT;
 	kvfree(ri);
@@ -371,6 +380,9 @@ static int homa_socket_ioctl(struct socket *sock, unsigned int cmd,
 		return homa_ioc_info(sock->sk, (void __user *)arg);
 	case HOMAIOCABORT:
 		return homa_ioc_abort(sock->sk, (void __user *)arg);
+	case HOMAIOCFREEZE:
+		/* The reference's time trace; there is none here. */
+		return -EOPNOTSUPP;
 	default:
 		return -ENOIOCTLCMD;
 	}

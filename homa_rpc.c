@@ -31,6 +31,7 @@ static struct homa_rpc *homa_rpc_alloc(struct homa_sock *hsk,
 	homa_msgin_init(&rpc->msgin);
 	INIT_LIST_HEAD(&rpc->ready_links);
 	homa_grant_rpc_init(&rpc->grant);
+	homa_probe_init(&rpc->probe);
 	INIT_LIST_HEAD(&rpc->pacer_links);
 	INIT_LIST_HEAD(&rpc->pacer_fifo_links);
 	list_add_tail(&rpc->active_links, &hsk->active_rpcs);
@@ -83,8 +84,46 @@ struct homa_rpc *homa_rpc_alloc_server(struct homa_sock *hsk,
 	if (rpc) {
 		rpc->state = RPC_INCOMING;
 		hash_add(hsk->server_rpcs, &rpc->hash_node, id);
+		rpc->limited = true;
+		hsk->incoming_rpcs++;
+		atomic_inc(&peer->incoming_rpcs);
 	}
 	return rpc;
+}
+
+/**
+ * homa_rpc_server_limited() - Would one more server RPC from @peer exceed
+ * the limits on requests not yet handed to recvmsg (peer_rpc_limit,
+ * sock_rpc_limit)? Like a full SYN backlog, such requests are dropped:
+ * a client (or a forger) cannot pin more state than this.
+ * @hsk: the server socket; the caller holds its lock.
+ * @peer: the client's host.
+ *
+ * Return: true if the request must be dropped.
+ */
+bool homa_rpc_server_limited(struct homa_sock *hsk, struct homa_peer *peer)
+{
+	int peer_limit = READ_ONCE(hsk->hnet->config.peer_rpc_limit);
+	int sock_limit = READ_ONCE(hsk->hnet->config.sock_rpc_limit);
+
+	lockdep_assert_held(&hsk->lock);
+	return (sock_limit && hsk->incoming_rpcs >= sock_limit) ||
+	       (peer_limit && atomic_read(&peer->incoming_rpcs) >= peer_limit);
+}
+
+/**
+ * homa_rpc_delivered() - A server RPC's request has been handed to recvmsg
+ * (or the RPC ended): it no longer counts against the limits.
+ * @rpc: the RPC; the caller holds its socket's lock.
+ */
+void homa_rpc_delivered(struct homa_rpc *rpc)
+{
+	lockdep_assert_held(&rpc->hsk->lock);
+	if (!rpc->limited)
+		return;
+	rpc->limited = false;
+	rpc->hsk->incoming_rpcs--;
+	atomic_dec(&rpc->peer->incoming_rpcs);
 }
 
 /**
@@ -164,21 +203,38 @@ void homa_rpc_fail(struct homa_rpc *rpc, int err)
 }
 
 /**
+ * homa_msgin_release() - Give an incoming message's buffers back to the
+ * pool (those not yet handed to the application).
+ * @rpc: the RPC; the caller holds its socket's lock.
+ */
+void homa_msgin_release(struct homa_rpc *rpc)
+{
+	struct homa_pool *pool = rpc->hsk->pool;
+	u32 i;
+
+	lockdep_assert_held(&rpc->hsk->lock);
+	for (i = 0; i < rpc->msgin.num_bpages && pool; i++)
+		homa_pool_release(&pool->state, rpc->msgin.bpage_offsets[i]);
+	rpc->msgin.num_bpages = 0;
+}
+
+/**
  * homa_msgin_reset() - Forget an incoming message: drop its packets and
  * give back its buffers (those not yet handed to the application).
  * @rpc: the RPC; the caller holds its socket's lock.
  */
 void homa_msgin_reset(struct homa_rpc *rpc)
 {
-	struct homa_pool *pool = rpc->hsk->pool;
-	u32 i;
-
 	lockdep_assert_held(&rpc->hsk->lock);
 	homa_grant_remove(rpc);
 	skb_queue_splice_tail_init(&rpc->msgin.packets, &rpc->hsk->dead_skbs);
-	for (i = 0; i < rpc->msgin.num_bpages && pool; i++)
-		homa_pool_release(&pool->state, rpc->msgin.bpage_offsets[i]);
-	rpc->msgin.num_bpages = 0;
+	/*
+	 * recvmsg may be writing into the buffers with the lock dropped:
+	 * they stay the RPC's until it is done (homa_finish_recv()), or
+	 * another message could be given them and be overwritten.
+	 */
+	if (!rpc->copying)
+		homa_msgin_release(rpc);
 	rpc->msgin.length = -1;
 	rpc->msgin.granted = 0;
 	rpc->msgin.sched_prio = 0;
@@ -200,6 +256,7 @@ void homa_rpc_end(struct homa_rpc *rpc)
 	if ((rpc->id & 1) && rpc->state != RPC_INCOMING)
 		homa_dedup_add(rpc);
 	rpc->state = RPC_DEAD;
+	homa_rpc_delivered(rpc);
 	hash_del(&rpc->hash_node);
 	list_del(&rpc->active_links);
 	if (rpc->ready) {
@@ -227,10 +284,20 @@ void homa_rpc_end(struct homa_rpc *rpc)
 void homa_rpc_end_all(struct homa_sock *hsk)
 {
 	struct homa_rpc *rpc, *tmp;
+	bool listed = false;
 
 	lockdep_assert_held(&hsk->lock);
+	/*
+	 * Off the grant list first, and one new grant decision at the end:
+	 * a decision per RPC (each walks the whole list) made closing a
+	 * socket with N granted RPCs cost O(N^2) with bottom halves off.
+	 */
+	list_for_each_entry(rpc, &hsk->active_rpcs, active_links)
+		listed |= homa_grant_unlist(rpc);
 	list_for_each_entry_safe(rpc, tmp, &hsk->active_rpcs, active_links)
 		homa_rpc_end(rpc);
+	if (listed)
+		homa_grant_reschedule(hsk->hnet);
 }
 
 /**
@@ -247,7 +314,9 @@ void homa_rpc_free(struct homa_rpc *rpc)
  * homa_skbs_free() - Free a list of packets that Homa held, and count
  * them out of the skbs_live metric.
  * @hnet: the namespace's Homa host.
- * @list: the packets; emptied.
+ * @list: the packets; emptied. The caller owns the list alone (a local
+ *	list, or one under its socket's lock): its own spinlock is not taken,
+ *	and need not have been initialised.
  */
 void homa_skbs_free(struct homa_net *hnet, struct sk_buff_head *list)
 {
@@ -255,7 +324,7 @@ void homa_skbs_free(struct homa_net *hnet, struct sk_buff_head *list)
 
 	if (!n)
 		return;
-	skb_queue_purge(list);
+	__skb_queue_purge(list);
 	homa_metric_add(hnet, HOMA_M_skbs_live, -(s64)n);
 }
 

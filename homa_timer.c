@@ -133,13 +133,6 @@ static bool homa_timer_waiting(struct homa_rpc *rpc, bool *receiving)
 /* Most RESEND and NEED_ACK packets the timer sends one peer per firing. */
 #define HOMA_PEER_PROBES_PER_TICK 8
 
-/*
- * Unanswered probes before an RPC may time out: with 20% loss each way a
- * probe and its answer both get through 64% of the time, so 8 failures
- * in a row happen about once in 3500 silences.
- */
-#define HOMA_TIMEOUT_PROBES 8
-
 /* May the timer send one more probe to @peer in this firing? */
 static bool homa_peer_probe_ok(struct homa_net *hnet, struct homa_peer *peer)
 {
@@ -194,7 +187,8 @@ void homa_need_ack_answer(struct homa_rpc *rpc)
 	struct homa_net *hnet = rpc->hsk->hnet;
 
 	lockdep_assert_held(&rpc->hsk->lock);
-	if (rpc->silent_ticks >= homa_rx_drain_ms(hnet, &hnet->config) &&
+	if (homa_probe_ask_now(&rpc->probe,
+			       homa_rx_drain_ms(hnet, &hnet->config)) &&
 	    homa_request_missing(rpc))
 		return;
 	homa_rpc_xmit_busy(rpc);
@@ -235,60 +229,76 @@ static int homa_timer_resend_wait(struct homa_rpc *rpc,
 	return max(READ_ONCE(c->resend_ticks), drain);
 }
 
+/* Fail a client RPC with @err, or end a server RPC, counting it in @m. */
+static void homa_timer_give_up(struct homa_rpc *rpc, enum homa_metric m,
+			       int err)
+{
+	homa_metric_inc(rpc->hsk->hnet, m);
+	if (homa_is_client(rpc->id))
+		homa_rpc_fail(rpc, err);
+	else
+		homa_rpc_end(rpc);
+}
+
+/* The timing @rpc is held to at this tick (homa_timer_policy.h). */
+static void homa_timer_params(struct homa_rpc *rpc,
+			      const struct homa_config *c, bool receiving,
+			      struct homa_probe_params *par, bool *rtt_timed)
+{
+	par->timeout_ms = READ_ONCE(c->timeout_ticks);
+	par->stall_ms = READ_ONCE(c->stall_ms);
+	if (receiving) {
+		par->wait_ms = homa_timer_resend_wait(rpc, c,
+						      &par->interval_ms,
+						      rtt_timed);
+	} else {
+		par->wait_ms = READ_ONCE(c->request_ack_ticks);
+		par->interval_ms = READ_ONCE(c->resend_interval);
+	}
+}
+
 static void homa_timer_rpc(struct homa_rpc *rpc, const struct homa_config *c,
 			   int ms)
 {
 	struct homa_pkt need_ack = { .type = NEED_ACK };
 	struct homa_net *hnet = rpc->hsk->hnet;
-	bool receiving, rtt_timed = false;
-	int interval, wait;
+	struct homa_probe_params par;
+	struct homa_probe_view v;
+	bool rtt_timed = false;
 
 	lockdep_assert_held(&rpc->hsk->lock);
-	if (!homa_timer_waiting(rpc, &receiving))
+	if (!homa_timer_waiting(rpc, &v.receiving))
 		return;
-	if (receiving && homa_msgin_held(rpc)) {
-		/* Its silence starts when we let the sender go on. */
-		rpc->silent_ticks = 0;
-		rpc->probes = 0;
+	v.held = v.receiving && homa_msgin_held(rpc);
+	v.nothing_yet = rpc->msgin.length < 0;
+	v.peer_silent = homa_peer_silent(rpc->peer,
+					 READ_ONCE(c->timeout_ticks));
+	homa_timer_params(rpc, c, v.receiving, &par, &rtt_timed);
+	switch (homa_probe_tick(&rpc->probe, &v, &par, ms)) {
+	case HOMA_PROBE_STALL:
+		homa_timer_give_up(rpc, HOMA_M_rpc_stall_timeouts, -ETIMEDOUT);
 		return;
+	case HOMA_PROBE_TIMEOUT:
+		homa_timer_give_up(rpc, HOMA_M_rpc_timeouts, -ETIMEDOUT);
+		return;
+	case HOMA_PROBE_SEND:
+		if (!homa_peer_probe_ok(hnet, rpc->peer))
+			break;
+		homa_probe_sent(&rpc->probe);
+		if (!v.receiving)
+			homa_rpc_xmit_control(rpc, &need_ack);
+		else if (homa_request_missing(rpc))
+			homa_metric_inc(hnet, rtt_timed ?
+					HOMA_M_resends_rtt_timed :
+					HOMA_M_resends_tick);
+		break;
+	case HOMA_PROBE_NONE:
+		if (v.held)
+			return;
+		break;
 	}
-	if (receiving)
+	if (v.receiving)
 		hnet->rx_expected_sum += homa_rpc_owed(rpc);
-	rpc->silent_ticks += ms;
-	rpc->resend_ticks += ms;
-	if (rpc->silent_ticks >= READ_ONCE(c->timeout_ticks) &&
-	    rpc->probes >= HOMA_TIMEOUT_PROBES &&
-	    homa_peer_silent(rpc->peer, READ_ONCE(c->timeout_ticks))) {
-		homa_metric_inc(hnet, HOMA_M_rpc_timeouts);
-		if (rpc->id & 1)
-			homa_rpc_end(rpc);
-		else
-			homa_rpc_fail(rpc, -ETIMEDOUT);
-		return;
-	}
-	if (receiving) {
-		wait = homa_timer_resend_wait(rpc, c, &interval, &rtt_timed);
-	} else {
-		wait = READ_ONCE(c->request_ack_ticks);
-		interval = READ_ONCE(c->resend_interval);
-	}
-	if (rpc->silent_ticks < wait)
-		return;
-	/*
-	 * Each unanswered probe doubles the wait, up to 8 intervals; each
-	 * BUSY answer doubles it again.
-	 */
-	interval = interval << min(rpc->probes, 3) << rpc->busy_backoff;
-	if (rpc->resend_ticks < interval ||
-	    !homa_peer_probe_ok(hnet, rpc->peer))
-		return;
-	rpc->resend_ticks = 0;
-	rpc->probes++;
-	if (!receiving)
-		homa_rpc_xmit_control(rpc, &need_ack);
-	else if (homa_request_missing(rpc))
-		homa_metric_inc(hnet, rtt_timed ? HOMA_M_resends_rtt_timed :
-				HOMA_M_resends_tick);
 }
 
 static void homa_timer_sock(struct homa_sock *hsk, int ms)

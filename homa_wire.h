@@ -321,6 +321,30 @@ struct homa_pkt {
 	} ack;
 };
 
+/**
+ * homa_is_client() - Is @id a client's id for its RPC?
+ * @id: an RPC id as one side knows it. A client picks even ids; the
+ *	server knows the same RPC as the id with the low bit set, and the
+ *	packets each side sends carry its own id.
+ *
+ * Return: true for a client's id, false for a server's.
+ */
+static inline bool homa_is_client(u64 id)
+{
+	return (id & 1) == 0;
+}
+
+/**
+ * homa_peer_id() - The id the other side of an RPC knows it by.
+ * @id: the RPC's id on this side (or a packet's sender_id).
+ *
+ * Return: @id with its low bit flipped.
+ */
+static inline u64 homa_peer_id(u64 id)
+{
+	return id ^ 1;
+}
+
 u32 homa_wire_header_length(u8 type);
 int homa_wire_parse(const void *buf, u32 len, struct homa_pkt *pkt);
 u32 homa_wire_build(void *buf, u32 size, const struct homa_pkt *pkt);

@@ -94,5 +94,28 @@ for f in "${scripts[@]}"; do
 	result "shellcheck $f" "$status" "$LOG/sc"
 done
 
+# 5. Source compatibility: a program using every name of the reference
+# implementation's homa.h builds against ours as C and as C++ with warnings
+# as errors (its static assertions check values, types and layout) and runs.
+for lang in c c++; do
+	status=0
+	case $lang in
+	c) cc=(gcc -std=gnu11) ;;
+	c++) cc=(g++ -x c++ -std=gnu++17) ;;
+	esac
+	{ "${cc[@]}" -Wall -Wextra -Werror -I"$TOP" -o "$LOG/names" \
+		test/api/reference_names.c && "$LOG/names"; } \
+		> "$LOG/api" 2>&1 || status=1
+	result "reference API names ($lang)" "$status" "$LOG/api"
+done
+
+# 6. The README's first RPC (hello.c) builds against homa.h as it stands.
+status=0
+awk '/^<!-- hello.c:/ { on = 1; next } on && /^```c/ { copy = 1; next }
+	copy && /^```/ { exit } copy' README.md > "$LOG/hello.c"
+{ [ -s "$LOG/hello.c" ] && gcc -Wall -Wextra -Werror -I"$TOP" \
+	-o "$LOG/hello" "$LOG/hello.c"; } > "$LOG/api" 2>&1 || status=1
+result "README hello.c" "$status" "$LOG/api"
+
 echo "check: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -7,7 +7,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 tools="$top/.tools"
 stamp="$tools/setup.stamp"
-version=5	# bump when the lists below change
+version=6	# bump when the lists below change
 # The newest Debian kernel (trixie-backports) wants trixie's gcc-14: it and
 # its headers live in this trixie chroot; scripts/kernels.sh builds there.
 chroot_dir=/var/lib/homa-kernels/trixie
@@ -16,11 +16,12 @@ chroot_pkgs=(linux-image-amd64 linux-headers-amd64 make binutils dwarves
 
 apt_pkgs=(
 	linux-headers-amd64 linux-image-amd64 linux-source
-	linux-headers-6.12-amd64 linux-image-6.12-amd64 dwarves debootstrap
+	linux-headers-6.12-amd64 linux-image-6.12-amd64 dwarves
 	qemu-system-x86 iproute2 ethtool kmod busybox-static
 	sparse shellcheck libgtest-dev cmake g++ make bc
 	python3-venv python3-pip python3-matplotlib
 	mandoc groff-base xz-utils codespell
+	tshark tcpdump debootstrap
 )
 
 # link_kernels: the chroot's kernels boot in the VM like the host's: their
@@ -68,6 +69,9 @@ fi
 
 echo "setup: installing Debian packages"
 export DEBIAN_FRONTEND=noninteractive
+# tshark's package asks whether non-root users may capture: no.
+echo "wireshark-common wireshark-common/install-setuid boolean false" |
+	debconf-set-selections
 apt-get update -q
 apt-get install -y -q --no-install-recommends "${apt_pkgs[@]}"
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Run every suite: static checks (which build for every kernel installed),
 # manual pages, unit tests (kernel decision files, cp_node, the benchmark
-# driver), VM tests on bookworm's kernel (6.1) and on the newest one
-# (scripts/kernels.sh; make test-kernels runs them on all). Each suite ends
-# with "<suite>: N passed, N failed"; this script sums them into one closing
-# line "N passed, N failed" and fails if any suite failed or said nothing.
+# driver), the homa-dkms package in a chroot, VM tests on bookworm's kernel
+# (6.1) and on the newest one (scripts/kernels.sh; make test-kernels runs
+# them on all). Each suite ends with "<suite>: N passed, N failed"; this
+# script sums them into one closing line "N passed, N failed" and fails if
+# any suite failed or said nothing.
 # Usage: scripts/test.sh   (make test)
 set -uo pipefail
 
@@ -45,6 +46,9 @@ suite man "$TOP/scripts/check_man.sh"
 suite unit make --no-print-directory -C "$TOP/test/unit"
 suite cpnode make --no-print-directory -C "$TOP/util" test
 suite pyunit "$TOP/test/util/run.sh"
+# The DKMS test builds for the default kernel, whatever homa.ko was last.
+suite dkms env KVER="$("$TOP/scripts/kernels.sh" default)" \
+	"$TOP/scripts/test_dkms.sh"
 suite vmtest make --no-print-directory -C "$TOP" vmtest
 newest=$("$TOP/scripts/kernels.sh" resolve newest)
 if [ "$newest" != "$("$TOP/scripts/kernels.sh" default)" ]; then

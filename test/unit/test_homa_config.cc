@@ -61,13 +61,15 @@ const Expected kExpected[] = {
 	SCALAR(pacer_fifo_fraction, "pacer_fifo_fraction", 50),
 	SCALAR(resend_ticks, "resend_ticks", 5),
 	SCALAR(resend_interval, "resend_interval", 5),
-	SCALAR(timeout_ticks, "timeout_ticks", 100),
+	/* Longer than neighbour resolution's three tries (issue 15). */
+	SCALAR(timeout_ticks, "timeout_ticks", 3000),
 	SCALAR(request_ack_ticks, "request_ack_ticks", 2),
 	/* Deliberate departure from the reference's 50: no busy-wait. */
 	SCALAR(poll_usecs, "poll_usecs", 0),
 	SCALAR(reap_limit, "reap_limit", 10),
 	SCALAR(dead_buffs_limit, "dead_buffs_limit", 5000),
 	SCALAR(wmem_max, "wmem_max", 100000000),
+	SCALAR(rmem_max, "rmem_max", 100000000),
 	SCALAR(peer_idle_secs, "peer_idle_secs", 60),
 	SCALAR(dedup_ms, "dedup_ms", 2000),
 	SCALAR(incast_threshold, "incast_threshold", 32),
@@ -80,6 +82,11 @@ const Expected kExpected[] = {
 	SCALAR(unsched_adaptive, "unsched_adaptive", 1),
 	SCALAR(rtt_resend, "rtt_resend", 1),
 	SCALAR(rtt_resend_min_us, "rtt_resend_min_us", 2000),
+	/* Bounded state (issue 15). */
+	SCALAR(peer_rpc_limit, "peer_rpc_limit", 5000),
+	SCALAR(sock_rpc_limit, "sock_rpc_limit", 20000),
+	SCALAR(stall_ms, "stall_ms", 10000),
+	SCALAR(max_peers, "max_peers", 50000),
 };
 
 #undef SCALAR
@@ -402,7 +409,7 @@ TEST(homa_config_init, spec_defaults)
 	EXPECT_EQ(cfg.pacer_fifo_fraction, 50);
 	EXPECT_EQ(cfg.resend_ticks, 5);
 	EXPECT_EQ(cfg.resend_interval, 5);
-	EXPECT_EQ(cfg.timeout_ticks, 100);
+	EXPECT_EQ(cfg.timeout_ticks, 3000);
 	EXPECT_EQ(cfg.request_ack_ticks, 2);
 	EXPECT_EQ(cfg.poll_usecs, 0);
 	EXPECT_EQ(cfg.reap_limit, 10);
@@ -615,6 +622,9 @@ TEST(homa_config_check, spec_ranges_from_spec)
 		{ "dead_buffs_limit", -1 },	{ "wmem_max", 0 },
 		{ "peer_idle_secs", 0 },	{ "peer_idle_secs", 86401 },
 		{ "dedup_ms", -1 },		{ "dedup_ms", 600001 },
+		{ "peer_rpc_limit", -1 },	{ "sock_rpc_limit", -1 },
+		{ "stall_ms", -1 },		{ "max_peers", -1 },
+		{ "rmem_max", 9999 },
 		{ "incast_threshold", -1 },
 		{ "incast_unsched_bytes", 0 },
 		{ "incast_unsched_bytes", 1000001 },

@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <sys/socket.h>
+#include <signal.h>
 
 #include "homa.h"
 
@@ -194,11 +195,12 @@ static void cmd_hold(int port, bool server)
 }
 
 /* Try to bind a port once; exit status tells whether it worked. */
-static void cmd_try_bind(int port)
+/* try_bind PORT [ERRNO]: bind must succeed, or fail with ERRNO. */
+static void cmd_try_bind(int port, int want)
 {
 	int fd = homa_socket(AF_INET);
 
-	expect_errno("bind", bind_port(fd, AF_INET, port), 0);
+	expect_errno("bind", bind_port(fd, AF_INET, port), want);
 	close(fd);
 }
 
@@ -258,11 +260,12 @@ static void cmd_ioctl(void)
 
 	expect_errno("bind 900", bind_port(fd, AF_INET6, 900), 0);
 	memset(&info, 0xa5, sizeof(info));
-	info.rpc_info = 0;
+	info.rpc_info = NULL;
 	info.rpc_info_length = 0;
 	expect_errno("HOMAIOCINFO", ioctl(fd, HOMAIOCINFO, &info), 0);
 	if (info.port != 900 || info.num_rpcs != 0)
 		fail("HOMAIOCINFO: port %u rpcs %u", info.port, info.num_rpcs);
+	expect_errno("HOMAIOCFREEZE", ioctl(fd, HOMAIOCFREEZE), EOPNOTSUPP);
 	if (info.error_msg[0] != 0 || info._pad != 0)
 		fail("HOMAIOCINFO left stale bytes in its answer");
 	memset(&abort_args, 0, sizeof(abort_args));
@@ -679,8 +682,13 @@ static void cmd_sink(int port)
 	}
 }
 
-/* send ADDR PORT SIZE: one request of SIZE bytes; wait for its answer. */
-static void cmd_send(const char *host, int port, int size)
+/*
+ * send ADDR PORT SIZE [LINGER_MS]: one request of SIZE bytes; wait for its
+ * answer and print "done SIZE id ID port PORT" (the RPC id and the client
+ * port); then keep the socket open LINGER_MS more milliseconds (so that it
+ * can still answer its server's NEED_ACK).
+ */
+static void cmd_send(const char *host, int port, int size, int linger_ms)
 {
 	union sockaddr_homa to, from;
 	int fd = homa_socket(parse_addr(host, port, &to)), i, len;
@@ -705,7 +713,9 @@ static void cmd_send(const char *host, int port, int size)
 		fail("answer to %d bytes: %d (%s)", size, len,
 		     len < 0 ? strerror(errno) : "length");
 	else
-		printf("done %d\n", size);
+		printf("done %d id %llu port %d\n", size,
+		       (unsigned long long)ra.id, local_port(fd));
+	usleep(linger_ms * 1000);
 }
 
 /* A request and its recvmsg on one loopback socket pair. */
@@ -1018,7 +1028,7 @@ static void cmd_info(void)
 	for (i = 0; i < 200; i++) {
 		memset(&info, 0, sizeof(info));
 		memset(ri, 0xa5, sizeof(ri));
-		info.rpc_info = (uintptr_t)ri;
+		info.rpc_info = ri;
 		info.rpc_info_length = sizeof(ri);
 		expect_errno("HOMAIOCINFO", ioctl(fd, HOMAIOCINFO, &info), 0);
 		s = find_info(ri, info.num_rpcs, sa.id | 1);
@@ -1053,7 +1063,7 @@ static void cmd_info(void)
 	/* Room for one entry: one is written, num_rpcs still says 2. */
 	memset(&info, 0, sizeof(info));
 	memset(ri, 0xa5, sizeof(ri));
-	info.rpc_info = (uintptr_t)ri;
+	info.rpc_info = ri;
 	info.rpc_info_length = sizeof(ri[0]);
 	expect_errno("HOMAIOCINFO, room for 1", ioctl(fd, HOMAIOCINFO, &info),
 		     0);
@@ -1063,7 +1073,7 @@ static void cmd_info(void)
 		     (unsigned long long)ri[0].id);
 	if (ri[1].id != 0xa5a5a5a5a5a5a5a5ULL)
 		fail("room for 1: a second entry was written");
-	info.rpc_info = 8;
+	info.rpc_info_addr = 8;
 	info.rpc_info_length = sizeof(ri);
 	expect_errno("HOMAIOCINFO, bad rpc_info pointer",
 		     ioctl(fd, HOMAIOCINFO, &info), EFAULT);
@@ -1198,10 +1208,271 @@ static void cmd_unknown_ready(int port)
 	close(srv);
 }
 
+/*
+ * tagged ADDR PORT TAG: one request of 1000 bytes, each the character TAG,
+ * to an echo server; the response must be the same 1000 bytes (a response
+ * meant for another client would carry that client's tag). Prints the
+ * RPC's id.
+ */
+static void cmd_tagged(const char *host, int port, char tag)
+{
+	union sockaddr_homa to, from;
+	int family = parse_addr(host, port, &to);
+	int fd = homa_socket(family), n, i;
+	struct homa_recvmsg_args ra = { 0 };
+	struct homa_sendmsg_args sa = { 0 };
+	char buf[1000], *region;
+
+	region = setup_pool(fd);
+	memset(buf, tag, sizeof(buf));
+	expect_errno("sendmsg", do_send(fd, &to, buf, sizeof(buf), &sa), 0);
+	printf("id %llu\n", (unsigned long long)sa.id);
+	n = do_recv(fd, &ra, &from, 0);
+	if (n != (int)sizeof(buf)) {
+		fail("response: %d bytes (%s), want %zu", n,
+		     n < 0 ? strerror(errno) : "", sizeof(buf));
+		return;
+	}
+	gather(region, &ra, n, buf);
+	for (i = 0; i < n; i++)
+		if (buf[i] != tag) {
+			fail("response byte %d is '%c', want '%c'", i, buf[i],
+			     tag);
+			return;
+		}
+	printf("got own response\n");
+}
+
+/* Send a response with id @id to @to; the return value of sendmsg. */
+static int send_reply(int fd, union sockaddr_homa *to, __u64 id,
+		      const char *buf, int len)
+{
+	struct homa_sendmsg_args sa = { .id = id };
+
+	return do_send(fd, to, buf, len, &sa);
+}
+
+/*
+ * swap_server PORT fwd|rev: an IPv4 echo server that first receives two
+ * requests, then answers them in arrival order (fwd) or the other way
+ * round (rev). The clients are expected to use the same id, so only their
+ * addresses tell the RPCs apart. Before answering, replies that name an
+ * RPC's id with the wrong port, or an address no client used, must fail
+ * with EINVAL. Prints "ids A B": the clients' ids of the two RPCs.
+ */
+static void cmd_swap_server(int port, bool reverse)
+{
+	int fd = homa_socket(AF_INET), len[2], i, k;
+	struct homa_recvmsg_args ra;
+	union sockaddr_homa from[2], wrong;
+	char *region, *buf[2];
+	__u64 id[2];
+
+	expect_errno("bind", bind_port(fd, AF_INET, port), 0);
+	region = setup_pool(fd);
+	printf("serving %d\n", port);
+	for (i = 0; i < 2; i++) {
+		buf[i] = malloc(HOMA_MAX_MESSAGE_LENGTH);
+		memset(&ra, 0, sizeof(ra));
+		len[i] = recv_request(fd, region, &ra, &from[i], buf[i],
+				      "swap_server");
+		id[i] = ra.id;
+		/* Keep the bpages: the region is not reused here. */
+	}
+	printf("ids %llu %llu\n", (unsigned long long)(id[0] ^ 1),
+	       (unsigned long long)(id[1] ^ 1));
+	wrong = from[0];
+	wrong.in4.sin_port = htons(ntohs(from[0].in4.sin_port) ^ 1);
+	expect_errno("reply to the right id at the wrong port",
+		     send_reply(fd, &wrong, id[0], buf[0], len[0]), EINVAL);
+	wrong = from[0];
+	inet_pton(AF_INET, "10.99.99.99", &wrong.in4.sin_addr);
+	expect_errno("reply to the right id at an address no client used",
+		     send_reply(fd, &wrong, id[0], buf[0], len[0]), EINVAL);
+	for (i = 0; i < 2; i++) {
+		k = reverse ? 1 - i : i;
+		expect_errno("reply", send_reply(fd, &from[k], id[k], buf[k],
+						 len[k]), 0);
+	}
+	expect_errno("second reply to the same RPC",
+		     send_reply(fd, &from[0], id[0], buf[0], len[0]), EINVAL);
+	sleep(2);
+}
+
+/* Send a raw Homa packet to @host (IPv4) from this namespace's address. */
+static void send_raw_to(const char *host, const unsigned char *buf,
+			size_t len)
+{
+	union sockaddr_homa to;
+	int fd = socket(AF_INET, SOCK_RAW, IPPROTO_HOMA);
+
+	parse_addr(host, 0, &to);
+	if (fd < 0) {
+		fail("raw socket: %s", strerror(errno));
+		return;
+	}
+	if (sendto(fd, buf, len, 0, &to.sa, sizeof(to.in4)) != (ssize_t)len)
+		fail("raw sendto %zu bytes: %s", len, strerror(errno));
+	close(fd);
+}
+
+/*
+ * forge HOST DPORT SPORT ID: act on the client RPC ID of port DPORT at HOST
+ * from a host or port that is not its server, with every packet type
+ * that can act on a client RPC, each claiming to come from port SPORT: a
+ * whole 100-byte response (DATA), a GRANT, a RESEND for everything, a
+ * BUSY, an RPC_UNKNOWN and a NEED_ACK (6 packets). The client must drop
+ * them all (drop_wrong_source).
+ */
+static void cmd_forge(const char *host, int dport, int sport,
+		      unsigned long long id)
+{
+	static const int types[] = { 0x10, 0x11, 0x12, 0x14, 0x13, 0x17 };
+	unsigned char p[56 + 100];
+	size_t len;
+	int i;
+
+	for (i = 0; i < 6; i++) {
+		memset(p, 0, sizeof(p));
+		raw_header(p, dport, types[i]);
+		put_be(p, 2, sport);
+		put_be(p + 20, 8, id | 1);
+		len = 28;
+		if (types[i] == 0x10) {
+			put_be(p + 28, 4, 100);	/* message_length */
+			put_be(p + 32, 4, 100);	/* incoming */
+			memset(p + 56, 'f', 100);
+			len = sizeof(p);
+		} else if (types[i] == 0x11) {
+			put_be(p + 28, 4, 1000000);	/* grant offset */
+			len = 33;
+		} else if (types[i] == 0x12) {
+			put_be(p + 32, 4, 0xffffffff);	/* length: all */
+			len = 37;
+		}
+		send_raw_to(host, p, len);
+	}
+}
+
+/* Set by SIGUSR1; read and written with atomics (no volatile). */
+static sig_atomic_t pending_done;
+
+static void pending_stop(int sig)
+{
+	(void)sig;
+	__atomic_store_n(&pending_done, 1, __ATOMIC_RELAXED);
+}
+
+static bool pending_stopped(void)
+{
+	return __atomic_load_n(&pending_done, __ATOMIC_RELAXED);
+}
+
+/*
+ * pending ADDR PORT MS: send a 1000-byte request to a server that never
+ * answers, print "sent PORT ID" (our port and the RPC's id), then watch
+ * the socket until SIGUSR1 comes (at most MS milliseconds) and for 200 ms
+ * more: nothing may complete the RPC.
+ */
+static void cmd_pending(const char *host, int port, int ms)
+{
+	union sockaddr_homa to, from;
+	int family = parse_addr(host, port, &to);
+	int fd = homa_socket(family), n, ready = 0;
+	struct homa_recvmsg_args ra = { 0 };
+	struct homa_sendmsg_args sa = { 0 };
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	char buf[1000];
+
+	signal(SIGUSR1, pending_stop);
+	setup_pool(fd);
+	memset(buf, 'p', sizeof(buf));
+	expect_errno("sendmsg", do_send(fd, &to, buf, sizeof(buf), &sa), 0);
+	printf("sent %d %llu\n", local_port(fd), (unsigned long long)sa.id);
+	for (; !pending_stopped() && ms > 0 && !ready; ms -= 100)
+		ready = poll(&pfd, 1, 100) > 0;
+	if (!pending_stopped() && !ready)
+		fail("no SIGUSR1 within the time given");
+	if (ready || poll(&pfd, 1, 200) > 0) {
+		n = do_recv(fd, &ra, &from, MSG_DONTWAIT);
+		fail("the RPC ended early: recvmsg %d (%s)", n,
+		     n < 0 ? strerror(errno) : "a response");
+	}
+	close(fd);
+}
+
+/*
+ * stall_fail ADDR PORT: a client whose receive region is 2 bpages asks an
+ * echo server for 300000 bytes, so the response's first packets arrive
+ * but it can never get its buffers; then it aborts the RPC with ECANCELED.
+ * recvmsg must return ECANCELED for it and leave the region untouched:
+ * the packets that arrived have nowhere to go.
+ */
+static void cmd_stall_fail(const char *host, int port)
+{
+	union sockaddr_homa to, from;
+	int family = parse_addr(host, port, &to);
+	int fd = homa_socket(family), n;
+	struct homa_abort_args ab = { 0 };
+	struct homa_recvmsg_args ra = { 0 };
+	struct homa_sendmsg_args sa = { 0 };
+	size_t i, len = 300000;
+	char *region, *buf;
+
+	region_size = 2 * HOMA_BPAGE_SIZE;
+	region = setup_pool(fd);
+	memset(region, 'z', region_size);
+	buf = malloc(len);
+	memset(buf, 'q', len);
+	expect_errno("sendmsg", do_send(fd, &to, buf, len, &sa), 0);
+	/* Long enough for the request to go and the response to start. */
+	sleep(2);
+	ab.id = sa.id;
+	ab.error = ECANCELED;
+	expect_errno("abort with ECANCELED", ioctl(fd, HOMAIOCABORT, &ab), 0);
+	n = do_recv(fd, &ra, &from, 0);
+	expect_errno("recvmsg of the failed RPC", n, ECANCELED);
+	if (ra.num_bpages)
+		fail("failed RPC returned %u bpages", ra.num_bpages);
+	for (i = 0; i < region_size; i++)
+		if (region[i] != 'z') {
+			fail("region byte %zu overwritten with '%c'", i,
+			     region[i]);
+			break;
+		}
+	free(buf);
+	close(fd);
+}
+
+/*
+ * bcast ADDR DPORT: a RESEND for an RPC nobody has, sent through a raw
+ * socket to the broadcast address ADDR: a host must not answer a packet
+ * that every host on the link received (drop_not_host).
+ */
+static void cmd_bcast(const char *host, int dport)
+{
+	int fd = socket(AF_INET, SOCK_RAW, IPPROTO_HOMA), one = 1;
+	union sockaddr_homa to;
+	unsigned char p[37];
+
+	parse_addr(host, 0, &to);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_BROADCAST, &one,
+				 sizeof(one)) < 0) {
+		fail("raw broadcast socket: %s", strerror(errno));
+		return;
+	}
+	memset(p, 0, sizeof(p));
+	raw_header(p, dport, 0x12);
+	put_be(p + 32, 4, 100);		/* length */
+	if (sendto(fd, p, sizeof(p), 0, &to.sa, sizeof(to.in4)) != sizeof(p))
+		fail("broadcast sendto: %s", strerror(errno));
+	close(fd);
+}
+
 static void print_usage(void)
 {
 	printf("Usage: %s sockets | bind | hold PORT [noserver] |\n"
-	       "       try_bind PORT |\n"
+	       "       try_bind PORT [ERRNO] |\n"
 	       "       sockopt | ioctl | info | inject4 | inject6 |\n"
 	       "       server 4|6 PORT [BPAGES] | api |\n"
 	       "       expect_timeout ADDR PORT | expect_unreach ADDR PORT |\n"
@@ -1209,7 +1480,10 @@ static void print_usage(void)
 	       "       client ADDR PORT COUNT SIZE WINDOW |\n"
 	       "       tcp_server PORT | tcp_client ADDR PORT COUNT SIZE |\n"
 	       "       wmem ADDR PORT | replay PORT ID | unknown_ready PORT |\n"
-	       "       sink PORT | send ADDR PORT SIZE\n",
+	       "       sink PORT | send ADDR PORT SIZE [LINGER_MS] |\n"
+	       "       tagged ADDR PORT TAG | swap_server PORT fwd|rev |\n"
+	       "       forge HOST DPORT SPORT ID | pending ADDR PORT MS |\n"
+	       "       stall_fail ADDR PORT | bcast ADDR DPORT\n",
 	       "homa_test");
 	exit(2);
 }
@@ -1229,7 +1503,9 @@ int main(int argc, char **argv)
 		 !strcmp(argv[3], "noserver"))
 		cmd_hold(atoi(argv[2]), false);
 	else if (!strcmp(argv[1], "try_bind") && argc == 3)
-		cmd_try_bind(atoi(argv[2]));
+		cmd_try_bind(atoi(argv[2]), 0);
+	else if (!strcmp(argv[1], "try_bind") && argc == 4)
+		cmd_try_bind(atoi(argv[2]), atoi(argv[3]));
 	else if (!strcmp(argv[1], "sockopt"))
 		cmd_sockopt();
 	else if (!strcmp(argv[1], "ioctl"))
@@ -1263,8 +1539,22 @@ int main(int argc, char **argv)
 			       atoi(argv[5]));
 	else if (!strcmp(argv[1], "sink") && argc == 3)
 		cmd_sink(atoi(argv[2]));
-	else if (!strcmp(argv[1], "send") && argc == 5)
-		cmd_send(argv[2], atoi(argv[3]), atoi(argv[4]));
+	else if (!strcmp(argv[1], "send") && (argc == 5 || argc == 6))
+		cmd_send(argv[2], atoi(argv[3]), atoi(argv[4]),
+			 argc == 6 ? atoi(argv[5]) : 0);
+	else if (!strcmp(argv[1], "tagged") && argc == 5)
+		cmd_tagged(argv[2], atoi(argv[3]), argv[4][0]);
+	else if (!strcmp(argv[1], "swap_server") && argc == 4)
+		cmd_swap_server(atoi(argv[2]), !strcmp(argv[3], "rev"));
+	else if (!strcmp(argv[1], "forge") && argc == 6)
+		cmd_forge(argv[2], atoi(argv[3]), atoi(argv[4]),
+			  strtoull(argv[5], NULL, 0));
+	else if (!strcmp(argv[1], "pending") && argc == 5)
+		cmd_pending(argv[2], atoi(argv[3]), atoi(argv[4]));
+	else if (!strcmp(argv[1], "bcast") && argc == 4)
+		cmd_bcast(argv[2], atoi(argv[3]));
+	else if (!strcmp(argv[1], "stall_fail") && argc == 4)
+		cmd_stall_fail(argv[2], atoi(argv[3]));
 	else if (!strcmp(argv[1], "client") && argc == 7)
 		cmd_client(argv[2], atoi(argv[3]), atoi(argv[4]),
 			   atoi(argv[5]), atoi(argv[6]));

@@ -12,8 +12,8 @@ source "$(dirname "$0")/lib.sh"
 modprobe sch_netem 2>/dev/null || true
 link_pair loss1 loss2 10.2.0
 # At 20% loss each way, eight probes in a row fail about once in 3500
-# silences; with the default timeout_ticks (100 ms) that can end an RPC
-# with ETIMEDOUT, as homa.7 BUGS says: on lossy links raise timeout_ticks.
+# silences; the peer must also be silent for timeout_ticks before an RPC
+# ends, which 1000 ms (as the test has always run) makes unlikely.
 homa_set timeout_ticks=1000 loss1 loss2
 serve loss2 4 50
 server_out=$SERVE_OUT

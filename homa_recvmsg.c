@@ -201,10 +201,14 @@ static int homa_copy_skb(struct homa_pool *pool, struct homa_rpc *rpc,
 	while (left) {
 		u32 in_page = offset & (HOMA_BPAGE_SIZE - 1);
 		u32 n = min(left, HOMA_BPAGE_SIZE - in_page);
-		u64 addr = pool->start +
-			rpc->msgin.bpage_offsets[offset >> HOMA_BPAGE_SHIFT] +
-			in_page;
+		u32 index = offset >> HOMA_BPAGE_SHIFT;
+		u64 addr;
 		int err;
+
+		/* Only into the message's own buffers, whatever happened. */
+		if (index >= rpc->msgin.num_bpages)
+			return -EINVAL;
+		addr = pool->start + rpc->msgin.bpage_offsets[index] + in_page;
 
 		err = homa_import_ubuf(ITER_DEST, u64_to_user_ptr(addr), n,
 				       &iter);
@@ -219,15 +223,18 @@ static int homa_copy_skb(struct homa_pool *pool, struct homa_rpc *rpc,
 	return 0;
 }
 
-/* Copy a taken RPC's message into the pool; no lock held. */
+/*
+ * Copy a taken RPC's message into the pool (if @copy: not for a message
+ * that failed, which may have no buffers); free its packets. No lock held.
+ */
 static int homa_copy_msg(struct homa_sock *hsk, struct homa_rpc *rpc,
-			 struct sk_buff_head *packets)
+			 struct sk_buff_head *packets, bool copy)
 {
 	struct sk_buff *skb;
 	int err = 0;
 
 	while ((skb = __skb_dequeue(packets))) {
-		if (!err)
+		if (!err && copy)
 			err = homa_copy_skb(hsk->pool, rpc, skb);
 		consume_skb(skb);
 		homa_metric_add(hsk->hnet, HOMA_M_skbs_live, -1);
@@ -297,9 +304,12 @@ static int homa_finish_recv(struct homa_sock *hsk, struct homa_rpc *rpc,
 		result = -EINVAL;
 	}
 	if (rpc->state == RPC_DEAD) {
+		/* It ended while we copied: its buffers are ours to free. */
+		homa_msgin_release(rpc);
 		homa_rpc_free(rpc);
 	} else if (rpc->id & 1) {
 		rpc->state = RPC_IN_SERVICE;
+		homa_rpc_delivered(rpc);
 	} else {
 		if (!rpc->error &&
 		    homa_peer_add_ack(rpc->peer, rpc->id, rpc->dport))
@@ -331,6 +341,7 @@ int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags,
 	struct homa_rpc *rpc;
 	void __user *uargs;
 	int result, err;
+	bool copy;
 
 	if (!msg->msg_control_is_user || !msg->msg_control_user ||
 	    msg->msg_controllen != sizeof(args))
@@ -366,9 +377,14 @@ int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags,
 	__skb_queue_head_init(&packets);
 	spin_lock_bh(&hsk->lock);
 	skb_queue_splice_init(&rpc->msgin.packets, &packets);
+	/*
+	 * An RPC that failed (perhaps while it waited for buffer space) has
+	 * no message to copy: its packets are only freed.
+	 */
+	copy = !rpc->error && rpc->msgin.num_bpages;
 	spin_unlock_bh(&hsk->lock);
 	homa_fill_addr(rpc, msg, addr_len);
-	err = homa_copy_msg(hsk, rpc, &packets);
+	err = homa_copy_msg(hsk, rpc, &packets, copy);
 	result = homa_finish_recv(hsk, rpc, err, &args);
 	if (copy_to_user(uargs, &args, sizeof(args)))
 		return -EFAULT;

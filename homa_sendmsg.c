@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * The sendmsg system call: checks its arguments, waits for transmit
+ * memory, and either starts a new client RPC (a request) or hands a server
+ * RPC its response, found by the client's address, port and id. Building
+ * and sending the message's packets is homa_outgoing.c's work.
+ */
+
+#include <net/ipv6.h>
+
+#include "homa_impl.h"
+
+/* Read and check the destination of sendmsg; fill the peer address. */
+static int homa_sendmsg_addr(struct sock *sk, struct msghdr *msg,
+			     struct in6_addr *addr, u16 *port)
+{
+	struct sockaddr_in6 *a6 = msg->msg_name;
+	struct sockaddr_in *a4 = msg->msg_name;
+
+	if (!msg->msg_name)
+		return -EDESTADDRREQ;
+	if (sk->sk_family == AF_INET) {
+		if (msg->msg_namelen < sizeof(*a4) || a4->sin_family != AF_INET)
+			return -EAFNOSUPPORT;
+		ipv6_addr_set_v4mapped(a4->sin_addr.s_addr, addr);
+		*port = ntohs(a4->sin_port);
+		return 0;
+	}
+	if (msg->msg_namelen < SIN6_LEN_RFC2133 || a6->sin6_family != AF_INET6)
+		return -EAFNOSUPPORT;
+	*addr = a6->sin6_addr;
+	*port = ntohs(a6->sin6_port);
+	return 0;
+}
+
+/*
+ * Incast control: a client with many requests outstanding asks the
+ * servers to answer with few unscheduled bytes, so that the responses
+ * arriving together do not overflow its downlink's queue.
+ */
+static void homa_incast_mark(struct homa_sock *hsk, struct homa_rpc *rpc)
+{
+	int threshold = READ_ONCE(hsk->hnet->config.incast_threshold);
+
+	lockdep_assert_held(&hsk->lock);
+	if (threshold && hsk->num_client_rpcs > threshold) {
+		rpc->msgout.flags |= HOMA_DATA_INCAST;
+		homa_metric_inc(hsk->hnet, HOMA_M_incast_marked);
+	}
+}
+
+/* Send a new request; returns its id through @args. */
+static int homa_send_request(struct homa_sock *hsk, struct msghdr *msg,
+			     size_t len, struct homa_sendmsg_args *args)
+{
+	struct sk_buff_head packets;
+	struct homa_peer *peer;
+	struct in6_addr addr;
+	struct homa_rpc *rpc;
+	u16 port;
+	int err;
+
+	err = homa_sendmsg_addr(&hsk->inet.sk, msg, &addr, &port);
+	if (err)
+		return homa_sock_error(hsk, err, err == -EDESTADDRREQ ?
+				       "sendmsg: no destination address" :
+				       "sendmsg: address family not the socket's");
+	if (port == 0)
+		return homa_sock_error(hsk, -EINVAL,
+				       "sendmsg: destination port 0");
+	peer = homa_peer_get(hsk->hnet, &addr);
+	if (IS_ERR(peer))
+		return homa_sock_error(hsk, PTR_ERR(peer),
+				       PTR_ERR(peer) == -ENOSPC ?
+				       "sendmsg: peer table full (max_peers)" :
+				       "sendmsg: no route to the destination");
+	err = homa_msgout_fill(hsk, peer, &packets, &msg->msg_iter, len);
+	if (err) {
+		homa_peer_put(peer);
+		return err;
+	}
+	spin_lock_bh(&hsk->lock);
+	if (hsk->shutdown) {
+		err = -ESHUTDOWN;
+		goto out;
+	}
+	rpc = homa_rpc_alloc_client(hsk, peer, port);
+	if (!rpc) {
+		err = -ENOMEM;
+		goto out;
+	}
+	rpc->completion_cookie = args->completion_cookie;
+	rpc->private = args->flags & HOMA_SENDMSG_PRIVATE;
+	args->id = rpc->id;
+	homa_incast_mark(hsk, rpc);
+	homa_msgout_attach(rpc, &packets, len);
+	homa_xmit_data(rpc);
+out:
+	spin_unlock_bh(&hsk->lock);
+	homa_peer_put(peer);
+	skb_queue_purge(&packets);
+	return err;
+}
+
+/*
+ * The server RPC a reply is for: the one with @id from the client at
+ * @addr and @port that awaits its response; lock held. Clients on
+ * different hosts, or on different ports of one host, may use the same id,
+ * so the id alone names no RPC.
+ */
+static struct homa_rpc *homa_reply_rpc(struct homa_sock *hsk,
+				       const struct in6_addr *addr, u16 port,
+				       u64 id)
+{
+	struct homa_rpc *rpc;
+
+	lockdep_assert_held(&hsk->lock);
+	hash_for_each_possible(hsk->server_rpcs, rpc, hash_node, id)
+		if (rpc->id == id && rpc->state == RPC_IN_SERVICE &&
+		    rpc->dport == port &&
+		    ipv6_addr_equal(&rpc->peer->addr, addr))
+			return rpc;
+	return NULL;
+}
+
+/* Send the response of server RPC @id to the client msg_name names. */
+static int homa_send_reply(struct homa_sock *hsk, struct msghdr *msg,
+			   size_t len, u64 id)
+{
+	struct sk_buff_head packets;
+	struct homa_peer *peer;
+	struct in6_addr addr;
+	struct homa_rpc *rpc;
+	u16 port;
+	int err;
+
+	err = homa_sendmsg_addr(&hsk->inet.sk, msg, &addr, &port);
+	if (err == -EDESTADDRREQ)
+		return homa_sock_error(hsk, err,
+				       "sendmsg: a reply needs its client's address in msg_name");
+	if (err)
+		return homa_sock_error(hsk, err,
+				       "sendmsg: address family not the socket's");
+	spin_lock_bh(&hsk->lock);
+	rpc = homa_reply_rpc(hsk, &addr, port, id);
+	peer = rpc ? rpc->peer : NULL;
+	/* The RPC may end while the lock is dropped: hold its peer. */
+	if (peer)
+		refcount_inc(&peer->refs);
+	spin_unlock_bh(&hsk->lock);
+	if (!peer)
+		return homa_sock_error(hsk, -EINVAL,
+				       "sendmsg: no RPC with that id from the client in msg_name awaits a reply");
+	err = homa_msgout_fill(hsk, peer, &packets, &msg->msg_iter, len);
+	homa_peer_put(peer);
+	if (err)
+		return err;
+	spin_lock_bh(&hsk->lock);
+	/* The RPC may have ended while the lock was dropped. */
+	rpc = homa_reply_rpc(hsk, &addr, port, id);
+	if (rpc) {
+		rpc->state = RPC_OUTGOING;
+		homa_probe_replied(&rpc->probe);
+		homa_msgout_attach(rpc, &packets, len);
+		homa_xmit_data(rpc);
+	} else {
+		err = -EINVAL;
+	}
+	spin_unlock_bh(&hsk->lock);
+	skb_queue_purge(&packets);
+	return err;
+}
+
+/**
+ * homa_sock_writeable() - May the socket queue another message?
+ * @hsk: the socket.
+ *
+ * Return: true while the packets it holds use less than wmem_max bytes.
+ */
+bool homa_sock_writeable(struct homa_sock *hsk)
+{
+	/* sk_wmem_alloc starts at 1 for the socket itself. */
+	return refcount_read(&hsk->inet.sk.sk_wmem_alloc) - 1 <
+	       (unsigned int)READ_ONCE(hsk->hnet->config.wmem_max);
+}
+
+/* A writer waiting for transmit memory may go on (or reap). */
+static bool homa_wmem_wake(struct homa_sock *hsk)
+{
+	return homa_sock_writeable(hsk) || READ_ONCE(hsk->shutdown) ||
+	       !skb_queue_empty_lockless(&hsk->dead_skbs);
+}
+
+/*
+ * Reap what ended RPCs left (at least reap_limit, more while there are
+ * over dead_buffs_limit dead packets or the socket is short of transmit
+ * memory), then wait for transmit memory: 0, or -EAGAIN, -ESHUTDOWN,
+ * -EINTR.
+ */
+static int homa_wait_wmem(struct homa_sock *hsk, bool nonblocking)
+{
+	struct homa_config *cfg = &hsk->hnet->config;
+	wait_queue_head_t *wq = sk_sleep(&hsk->inet.sk);
+	bool more;
+
+	for (;;) {
+		more = homa_rpc_reap(hsk, READ_ONCE(cfg->reap_limit));
+		while (more &&
+		       (!homa_sock_writeable(hsk) ||
+			skb_queue_len_lockless(&hsk->dead_skbs) >
+			(u32)READ_ONCE(cfg->dead_buffs_limit)))
+			more = homa_rpc_reap(hsk, READ_ONCE(cfg->reap_limit));
+		if (homa_sock_writeable(hsk))
+			return 0;
+		if (nonblocking)
+			return -EAGAIN;
+		if (wait_event_interruptible(*wq, homa_wmem_wake(hsk)))
+			return -EINTR;
+		if (READ_ONCE(hsk->shutdown))
+			return -ESHUTDOWN;
+	}
+}
+
+/**
+ * homa_sendmsg() - Send a request or a response (sendmsg on a Homa
+ * socket).
+ * @sk: the socket.
+ * @msg: the message; msg_control points to struct homa_sendmsg_args.
+ * @len: bytes in the message.
+ *
+ * Return: 0, or a negative errno (see sendmsg.2 in man/).
+ */
+int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
+{
+	struct homa_sock *hsk = homa_sk(sk);
+	struct homa_sendmsg_args args;
+	void __user *uargs;
+	int err;
+
+	if (!msg->msg_control_is_user || !msg->msg_control_user)
+		return homa_sock_error(hsk, -EINVAL,
+				       "sendmsg: msg_control must point to homa_sendmsg_args");
+	uargs = msg->msg_control_user;
+	if (copy_from_user(&args, uargs, sizeof(args)))
+		return homa_sock_error(hsk, -EFAULT,
+				       "sendmsg: cannot read homa_sendmsg_args");
+	if (args.flags & ~HOMA_SENDMSG_VALID_FLAGS || args.reserved)
+		return homa_sock_error(hsk, -EINVAL,
+				       "sendmsg: unknown flags or reserved field set");
+	if (len == 0 || len > HOMA_MAX_MESSAGE_LENGTH)
+		return homa_sock_error(hsk, -EINVAL,
+				       "sendmsg: message length 0 or over HOMA_MAX_MESSAGE_LENGTH");
+	if (READ_ONCE(hsk->shutdown))
+		return homa_sock_error(hsk, -ESHUTDOWN,
+				       "sendmsg: socket shut down");
+	err = homa_wait_wmem(hsk, msg->msg_flags & MSG_DONTWAIT);
+	if (err)
+		return err;
+	if (args.id == 0) {
+		err = homa_send_request(hsk, msg, len, &args);
+		if (!err && copy_to_user(uargs, &args, sizeof(args)))
+			err = -EFAULT;
+		return err;
+	}
+	if (args.completion_cookie || !(args.id & 1) || args.flags)
+		return homa_sock_error(hsk, -EINVAL,
+				       "sendmsg: a reply takes a server RPC id, no cookie, no flags");
+	return homa_send_reply(hsk, msg, len, args.id);
+}

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * Retransmission decisions: the probe state of an RPC, the events that
+ * change it, and the tick's verdict (see homa_timer_policy.h). A decision
+ * file: no locks, no clocks (the caller passes the elapsed ms).
+ */
+
+#include "homa_timer_policy.h"
+
+/**
+ * homa_probe_init() - Start an RPC's probe state.
+ * @p: the state.
+ */
+void homa_probe_init(struct homa_probe *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
+/**
+ * homa_probe_heard() - The peer sent a packet for the RPC.
+ * @p: the RPC's probe state.
+ * @need_ack: the packet is a NEED_ACK. It is not progress: its sender
+ *	thinks it has sent everything, so our silence goes on counting and
+ *	our probe asks for what is missing once it is overdue.
+ * @busy: the packet is a BUSY: the peer is alive with nothing to send,
+ *	so we ask less and less often.
+ */
+void homa_probe_heard(struct homa_probe *p, bool need_ack, bool busy)
+{
+	if (need_ack)
+		return;
+	p->silent_ms = 0;
+	p->probes = 0;
+	if (busy) {
+		p->busy_backoff = min_t(int, p->busy_backoff + 1,
+					HOMA_BUSY_BACKOFF_MAX);
+		p->since_probe_ms = 0;
+	} else {
+		p->busy_backoff = 0;
+		/* After silence, the first probe goes out without waiting. */
+		p->since_probe_ms = HOMA_PROBE_OVERDUE_MS;
+	}
+}
+
+/**
+ * homa_probe_progress() - The RPC moved on: new bytes of its incoming
+ * message arrived, or its peer asked for bytes again (it still works on
+ * our message).
+ * @p: the RPC's probe state.
+ */
+void homa_probe_progress(struct homa_probe *p)
+{
+	p->stall_ms = 0;
+}
+
+/**
+ * homa_probe_replied() - A server handed its response over: the client's
+ * silence counts from now.
+ * @p: the RPC's probe state.
+ */
+void homa_probe_replied(struct homa_probe *p)
+{
+	p->silent_ms = 0;
+}
+
+/* Does the stall limit apply? Not to a client still waiting for a word. */
+static bool homa_probe_stall_counts(const struct homa_probe_view *v)
+{
+	return !(v->receiving && v->nothing_yet);
+}
+
+/**
+ * homa_probe_tick() - Count @ms of waiting and say what to do now.
+ * @p: the RPC's probe state.
+ * @v: the RPC's situation.
+ * @par: its timing.
+ * @ms: time since the last tick.
+ *
+ * A message held back by this host counts no silence and no stall. Past
+ * @par->stall_ms without progress the RPC stalls. It times out only when
+ * it has been silent for @par->timeout_ms, HOMA_TIMEOUT_PROBES probes went
+ * unanswered and its whole peer is silent. Otherwise it probes after
+ * @par->wait_ms of silence, then every @par->interval_ms, doubled for each
+ * unanswered probe (up to HOMA_PROBE_DOUBLINGS times) and for each BUSY.
+ *
+ * Return: the action.
+ */
+enum homa_probe_action homa_probe_tick(struct homa_probe *p,
+				       const struct homa_probe_view *v,
+				       const struct homa_probe_params *par,
+				       int ms)
+{
+	int interval;
+
+	if (v->held) {
+		/* Its silence starts when we let the sender go on. */
+		p->silent_ms = 0;
+		p->probes = 0;
+		p->stall_ms = 0;
+		return HOMA_PROBE_NONE;
+	}
+	if (par->stall_ms && homa_probe_stall_counts(v)) {
+		p->stall_ms += ms;
+		if (p->stall_ms >= par->stall_ms)
+			return HOMA_PROBE_STALL;
+	}
+	p->silent_ms += ms;
+	p->since_probe_ms += ms;
+	if (p->silent_ms >= par->timeout_ms &&
+	    p->probes >= HOMA_TIMEOUT_PROBES && v->peer_silent)
+		return HOMA_PROBE_TIMEOUT;
+	if (p->silent_ms < par->wait_ms)
+		return HOMA_PROBE_NONE;
+	interval = par->interval_ms <<
+		   min_t(int, p->probes, HOMA_PROBE_DOUBLINGS);
+	interval <<= p->busy_backoff;
+	if (p->since_probe_ms < interval)
+		return HOMA_PROBE_NONE;
+	return HOMA_PROBE_SEND;
+}
+
+/**
+ * homa_probe_sent() - The probe homa_probe_tick() asked for went out.
+ * @p: the RPC's probe state.
+ */
+void homa_probe_sent(struct homa_probe *p)
+{
+	p->since_probe_ms = 0;
+	p->probes++;
+}
+
+/**
+ * homa_probe_ask_now() - A NEED_ACK came for an RPC whose incoming message
+ * is not complete: ask for what is missing now (RESEND), or say BUSY?
+ * @p: the RPC's probe state.
+ * @drain_ms: how long the link needs to deliver everything the host is
+ *	owed. Silence shorter than that is most likely the queue ahead of
+ *	the missing bytes, and asking would only queue copies behind it.
+ *
+ * Return: true to ask now.
+ */
+bool homa_probe_ask_now(const struct homa_probe *p, int drain_ms)
+{
+	return p->silent_ms >= drain_ms;
+}

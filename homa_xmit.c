@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * Packet output, the lowest layer of the send side: putting a packet whose
+ * Homa header is built on the wire through the IPv4 or IPv6 output path
+ * (priority to TOS, the peer's cached route, checksum set-up for GSO),
+ * building and sending control packets, and counting what skips the
+ * pacer in the NIC-queue estimate. Everything that sends calls down into
+ * this file; it calls nothing of Homa's above it.
+ */
+
+#include <net/ip.h>
+#include <net/ipv6.h>
+
+#include "homa_impl.h"
+
+static enum homa_metric homa_tx_metric(u8 type)
+{
+	switch (type) {
+	case DATA:
+		return HOMA_M_pkts_tx_data;
+	case GRANT:
+		return HOMA_M_pkts_tx_grant;
+	case RESEND:
+		return HOMA_M_pkts_tx_resend;
+	case RPC_UNKNOWN:
+		return HOMA_M_pkts_tx_rpc_unknown;
+	case BUSY:
+		return HOMA_M_pkts_tx_busy;
+	case NEED_ACK:
+		return HOMA_M_pkts_tx_need_ack;
+	case CUTOFFS:
+		return HOMA_M_pkts_tx_cutoffs;
+	default:
+		return HOMA_M_pkts_tx_ack;
+	}
+}
+
+/**
+ * homa_xmit_skb() - Send one packet whose Homa header is built.
+ * @hsk: the sending socket.
+ * @peer: the destination host.
+ * @skb: the packet, data at the Homa header; always consumed.
+ * @priority: Homa priority level (0-7), mapped to the IP TOS.
+ */
+void homa_xmit_skb(struct homa_sock *hsk, struct homa_peer *peer,
+		   struct sk_buff *skb, int priority)
+{
+	struct sock *sk = &hsk->inet.sk;
+	struct homa_net *hnet = hsk->hnet;
+	struct dst_entry *dst;
+	struct flowi fl;
+	int tos, prio;
+
+	prio = READ_ONCE(hnet->config.priority_map[priority & 7]);
+	tos = prio << 5;
+	homa_metric_inc(hnet, homa_tx_metric(((struct homa_common_hdr *)
+					      skb->data)->type));
+	dst = homa_peer_dst(hnet, peer, &fl);
+	if (!dst) {
+		homa_metric_inc(hnet, HOMA_M_tx_no_route);
+		kfree_skb(skb);
+		return;
+	}
+	skb_dst_set(skb, dst);
+	skb_reset_transport_header(skb);
+	if (skb_is_gso(skb)) {
+		/*
+		 * Segmentation (in software or by a NIC) treats the common
+		 * header as TCP's and fills its checksum field, which Homa
+		 * does not use; the stack wants CHECKSUM_PARTIAL for that.
+		 */
+		skb->ip_summed = CHECKSUM_PARTIAL;
+		skb->csum_start = skb_transport_header(skb) - skb->head;
+		skb->csum_offset = offsetof(struct homa_common_hdr, checksum);
+	} else {
+		skb->ip_summed = CHECKSUM_NONE;
+	}
+	if (ipv6_addr_v4mapped(&peer->addr))
+		__ip_queue_xmit(sk, skb, &fl, tos);
+	else
+		ip6_xmit(sk, skb, &fl.u.ip6, sk->sk_mark, NULL, tos,
+			 sk->sk_priority);
+}
+
+/**
+ * homa_xmit_control() - Send a control packet.
+ * @hsk: the sending socket.
+ * @peer: the destination host.
+ * @pkt: the packet; its sport is filled in from @hsk.
+ */
+void homa_xmit_control(struct homa_sock *hsk, struct homa_peer *peer,
+		       struct homa_pkt *pkt)
+{
+	struct sk_buff *skb = alloc_skb(HOMA_SKB_HEADROOM + HOMA_MAX_HEADER,
+					GFP_ATOMIC);
+	u32 len;
+
+	if (!skb) {
+		homa_metric_inc(hsk->hnet, HOMA_M_tx_no_memory);
+		return;
+	}
+	skb_reserve(skb, HOMA_SKB_HEADROOM);
+	pkt->sport = hsk->port;
+	len = homa_wire_build(skb_put(skb, HOMA_MAX_HEADER), HOMA_MAX_HEADER,
+			      pkt);
+	skb_trim(skb, len);
+	/* Control packets skip the pacer but fill the NIC queue too. */
+	homa_xmit_account(hsk->hnet, len + (ipv6_addr_v4mapped(&peer->addr) ?
+					    sizeof(struct iphdr) :
+					    sizeof(struct ipv6hdr)));
+	homa_xmit_skb(hsk, peer, skb, HOMA_MAX_PRIORITIES - 1);
+}
+
+/**
+ * homa_rpc_xmit_control() - Send a control packet about an RPC.
+ * @rpc: the RPC; its peer, port and id address the packet.
+ * @pkt: the packet's type and body.
+ */
+void homa_rpc_xmit_control(struct homa_rpc *rpc, struct homa_pkt *pkt)
+{
+	pkt->dport = rpc->dport;
+	pkt->sender_id = rpc->id;
+	homa_xmit_control(rpc->hsk, rpc->peer, pkt);
+}
+
+/**
+ * homa_rpc_xmit_busy() - Tell an RPC's peer that we are alive but have
+ * nothing for it now (BUSY).
+ * @rpc: the RPC; the caller holds its socket's lock.
+ */
+void homa_rpc_xmit_busy(struct homa_rpc *rpc)
+{
+	struct homa_pkt busy = { .type = BUSY };
+
+	lockdep_assert_held(&rpc->hsk->lock);
+	homa_rpc_xmit_control(rpc, &busy);
+}
+
+/**
+ * homa_xmit_pkt_bytes() - What a stored DATA packet costs the NIC.
+ * @rpc: the RPC the packet belongs to.
+ * @skb: the packet (data at its Homa header), perhaps a GSO packet.
+ *
+ * Return: the length to account with homa_pace_sent().
+ */
+u32 homa_xmit_pkt_bytes(struct homa_rpc *rpc, struct sk_buff *skb)
+{
+	bool ipv4 = ipv6_addr_v4mapped(&rpc->peer->addr);
+	u32 hdr = sizeof(struct homa_data_hdr) +
+		  (ipv4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr));
+	u32 segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
+
+	return homa_pace_pkt_bytes(skb->len - sizeof(struct homa_data_hdr),
+				   segs, hdr);
+}
+
+/**
+ * homa_xmit_account() - Account for a packet that skips the pacer (a
+ * control packet or a retransmission) in the NIC queue estimate, which
+ * the pacer keeps (struct homa_pacer).
+ * @hnet: the namespace's Homa host.
+ * @bytes: length of the IP packet(s), as homa_pace_sent() takes it.
+ */
+void homa_xmit_account(struct homa_net *hnet, u32 bytes)
+{
+	struct homa_pacer *pacer = &hnet->pacer;
+	struct homa_pace_params p;
+	u64 now;
+
+	homa_pace_params_read(hnet, &p);
+	spin_lock_bh(&pacer->lock);
+	now = ktime_get_ns();
+	homa_pace_sent(&pacer->state, &p, now, bytes);
+	spin_unlock_bh(&pacer->lock);
+}

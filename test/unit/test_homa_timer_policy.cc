@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * test_homa_timer_policy.cc - unit tests for homa_timer_policy.c, in the
+ * order of its functions. The random test drives the probe state and a
+ * naive model side by side: the model keeps the whole history of events
+ * and ticks and works out every quantity (silence, time since the last
+ * probe, unanswered probes, BUSY backoff, stall) from scratch by walking
+ * it backwards, instead of keeping counters.
+ */
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <vector>
+
+extern "C" {
+#include "homa_timer_policy.h"
+}
+
+#include "unit_util.h"
+
+namespace {
+
+struct Probe {
+	homa_probe p;
+
+	Probe()
+	{
+		memset(&p, 0x5a, sizeof(p));
+		homa_probe_init(&p);
+	}
+	homa_probe_action tick(const homa_probe_view &v,
+			       const homa_probe_params &par, int ms)
+	{
+		return homa_probe_tick(&p, &v, &par, ms);
+	}
+};
+
+homa_probe_params params(int timeout, int stall, int wait, int interval)
+{
+	homa_probe_params par;
+
+	par.timeout_ms = timeout;
+	par.stall_ms = stall;
+	par.wait_ms = wait;
+	par.interval_ms = interval;
+	return par;
+}
+
+homa_probe_view view(bool receiving, bool held, bool nothing_yet,
+		     bool peer_silent)
+{
+	homa_probe_view v;
+
+	v.receiving = receiving;
+	v.held = held;
+	v.nothing_yet = nothing_yet;
+	v.peer_silent = peer_silent;
+	return v;
+}
+
+/* Tick 1 ms at a time until the action is not NONE; returns the ms. */
+int ms_until(Probe &pr, const homa_probe_view &v,
+	     const homa_probe_params &par, homa_probe_action *act, int max)
+{
+	for (int ms = 1; ms <= max; ms++) {
+		*act = pr.tick(v, par, 1);
+		if (*act != HOMA_PROBE_NONE)
+			return ms;
+	}
+	*act = HOMA_PROBE_NONE;
+	return -1;
+}
+
+TEST(homa_probe_init, zeroes_everything)
+{
+	Probe pr;
+
+	EXPECT_EQ(pr.p.silent_ms, 0);
+	EXPECT_EQ(pr.p.since_probe_ms, 0);
+	EXPECT_EQ(pr.p.probes, 0);
+	EXPECT_EQ(pr.p.busy_backoff, 0);
+	EXPECT_EQ(pr.p.stall_ms, 0);
+}
+
+TEST(homa_probe_heard, need_ack_changes_nothing)
+{
+	Probe pr;
+
+	pr.p.silent_ms = 40;
+	pr.p.probes = 3;
+	pr.p.busy_backoff = 2;
+	pr.p.since_probe_ms = 7;
+	homa_probe_heard(&pr.p, true, false);
+	EXPECT_EQ(pr.p.silent_ms, 40);
+	EXPECT_EQ(pr.p.probes, 3);
+	EXPECT_EQ(pr.p.busy_backoff, 2);
+	EXPECT_EQ(pr.p.since_probe_ms, 7);
+}
+
+TEST(homa_probe_heard, busy_backs_off_up_to_the_cap)
+{
+	Probe pr;
+
+	pr.p.silent_ms = 40;
+	pr.p.probes = 3;
+	for (int i = 1; i <= HOMA_BUSY_BACKOFF_MAX + 3; i++) {
+		pr.p.since_probe_ms = 99;
+		homa_probe_heard(&pr.p, false, true);
+		EXPECT_EQ(pr.p.busy_backoff,
+			  std::min(i, HOMA_BUSY_BACKOFF_MAX));
+		EXPECT_EQ(pr.p.since_probe_ms, 0);
+	}
+	EXPECT_EQ(pr.p.silent_ms, 0);
+	EXPECT_EQ(pr.p.probes, 0);
+}
+
+TEST(homa_probe_heard, other_packet_resets_and_makes_probe_overdue)
+{
+	Probe pr;
+
+	pr.p.silent_ms = 40;
+	pr.p.probes = 3;
+	pr.p.busy_backoff = 4;
+	homa_probe_heard(&pr.p, false, false);
+	EXPECT_EQ(pr.p.silent_ms, 0);
+	EXPECT_EQ(pr.p.probes, 0);
+	EXPECT_EQ(pr.p.busy_backoff, 0);
+	EXPECT_EQ(pr.p.since_probe_ms, HOMA_PROBE_OVERDUE_MS);
+}
+
+TEST(homa_probe_progress, resets_stall_only)
+{
+	Probe pr;
+
+	pr.p.stall_ms = 500;
+	pr.p.silent_ms = 30;
+	homa_probe_progress(&pr.p);
+	EXPECT_EQ(pr.p.stall_ms, 0);
+	EXPECT_EQ(pr.p.silent_ms, 30);
+}
+
+TEST(homa_probe_replied, resets_silence_only)
+{
+	Probe pr;
+
+	pr.p.silent_ms = 30;
+	pr.p.probes = 2;
+	homa_probe_replied(&pr.p);
+	EXPECT_EQ(pr.p.silent_ms, 0);
+	EXPECT_EQ(pr.p.probes, 2);
+}
+
+TEST(homa_probe_tick, held_message_counts_nothing)
+{
+	Probe pr;
+	homa_probe_params par = params(100, 1000, 5, 5);
+
+	pr.p.silent_ms = 50;
+	pr.p.probes = 4;
+	pr.p.stall_ms = 999;
+	for (int i = 0; i < 5000; i++)
+		ASSERT_EQ(pr.tick(view(true, true, false, true), par, 1),
+			  HOMA_PROBE_NONE);
+	EXPECT_EQ(pr.p.silent_ms, 0);
+	EXPECT_EQ(pr.p.probes, 0);
+	EXPECT_EQ(pr.p.stall_ms, 0);
+}
+
+TEST(homa_probe_tick, first_probe_after_the_wait)
+{
+	Probe pr;
+	homa_probe_action act;
+
+	/* A fresh state: since_probe starts at 0, so the interval counts. */
+	EXPECT_EQ(ms_until(pr, view(true, false, false, false),
+			   params(100000, 0, 20, 30), &act, 1000), 30);
+	EXPECT_EQ(act, HOMA_PROBE_SEND);
+
+	Probe pr2;
+
+	/* After a packet, the first probe is due as soon as the wait ends. */
+	homa_probe_heard(&pr2.p, false, false);
+	EXPECT_EQ(ms_until(pr2, view(true, false, false, false),
+			   params(100000, 0, 20, 30), &act, 1000), 20);
+	EXPECT_EQ(act, HOMA_PROBE_SEND);
+}
+
+TEST(homa_probe_tick, interval_doubles_up_to_eight_times)
+{
+	Probe pr;
+	homa_probe_params par = params(100000, 0, 10, 10);
+	homa_probe_view v = view(true, false, false, false);
+	homa_probe_action act;
+	const int want[] = { 10, 20, 40, 80, 80, 80, 80 };
+
+	homa_probe_heard(&pr.p, false, false);
+	for (int i = 0; i < 7; i++) {
+		int ms = ms_until(pr, v, par, &act, 10000);
+
+		EXPECT_EQ(ms, want[i]) << "probe " << i;
+		ASSERT_EQ(act, HOMA_PROBE_SEND);
+		homa_probe_sent(&pr.p);
+	}
+}
+
+TEST(homa_probe_tick, busy_doubles_the_interval)
+{
+	Probe pr;
+	homa_probe_params par = params(100000, 0, 10, 10);
+	homa_probe_action act;
+
+	homa_probe_heard(&pr.p, false, true);
+	homa_probe_heard(&pr.p, false, true);
+	/* Silence from the BUSY: wait 10, interval 10 << 2 from the BUSY. */
+	EXPECT_EQ(ms_until(pr, view(true, false, false, false), par, &act,
+			   10000), 40);
+	EXPECT_EQ(act, HOMA_PROBE_SEND);
+}
+
+TEST(homa_probe_tick, timeout_needs_probes_and_a_silent_peer)
+{
+	homa_probe_params par = params(100, 0, 1, 1);
+	Probe pr;
+
+	pr.p.silent_ms = 1000;
+	pr.p.probes = HOMA_TIMEOUT_PROBES - 1;
+	EXPECT_NE(pr.tick(view(true, false, false, true), par, 1),
+		  HOMA_PROBE_TIMEOUT);
+	pr.p.probes = HOMA_TIMEOUT_PROBES;
+	EXPECT_NE(pr.tick(view(true, false, false, false), par, 1),
+		  HOMA_PROBE_TIMEOUT);
+	EXPECT_EQ(pr.tick(view(true, false, false, true), par, 1),
+		  HOMA_PROBE_TIMEOUT);
+	Probe young;
+
+	young.p.silent_ms = 98;
+	young.p.probes = HOMA_TIMEOUT_PROBES;
+	EXPECT_NE(young.tick(view(true, false, false, true), par, 1),
+		  HOMA_PROBE_TIMEOUT);
+	EXPECT_EQ(young.tick(view(true, false, false, true), par, 1),
+		  HOMA_PROBE_TIMEOUT);
+}
+
+TEST(homa_probe_tick, stall_while_the_peer_talks)
+{
+	homa_probe_params par = params(100000, 50, 1000, 1000);
+	homa_probe_action act;
+	Probe pr;
+
+	/* The peer talks (each packet resets silence), nothing progresses. */
+	for (int ms = 1; ms <= 49; ms++) {
+		homa_probe_heard(&pr.p, false, false);
+		ASSERT_EQ(pr.tick(view(true, false, false, false), par, 1),
+			  HOMA_PROBE_NONE);
+	}
+	EXPECT_EQ(pr.tick(view(true, false, false, false), par, 1),
+		  HOMA_PROBE_STALL);
+	/* A server waiting for its ack stalls too. */
+	Probe srv;
+
+	EXPECT_EQ(ms_until(srv, view(false, false, true, false),
+			   params(100000, 50, 100000, 100000), &act, 1000),
+		  50);
+	EXPECT_EQ(act, HOMA_PROBE_STALL);
+}
+
+TEST(homa_probe_tick, no_stall_before_the_first_byte_or_when_off)
+{
+	Probe pr, off;
+	homa_probe_action act;
+
+	EXPECT_EQ(ms_until(pr, view(true, false, true, false),
+			   params(100000, 50, 100000, 100000), &act, 5000),
+		  -1);
+	EXPECT_EQ(ms_until(off, view(true, false, false, false),
+			   params(100000, 0, 100000, 100000), &act, 5000),
+		  -1);
+}
+
+TEST(homa_probe_sent, restarts_the_interval_and_counts)
+{
+	Probe pr;
+
+	pr.p.since_probe_ms = 77;
+	homa_probe_sent(&pr.p);
+	homa_probe_sent(&pr.p);
+	EXPECT_EQ(pr.p.since_probe_ms, 0);
+	EXPECT_EQ(pr.p.probes, 2);
+}
+
+TEST(homa_probe_ask_now, only_after_the_link_drained)
+{
+	Probe pr;
+
+	pr.p.silent_ms = 9;
+	EXPECT_FALSE(homa_probe_ask_now(&pr.p, 10));
+	pr.p.silent_ms = 10;
+	EXPECT_TRUE(homa_probe_ask_now(&pr.p, 10));
+}
+
+/* ---- the naive model ---------------------------------------------------- */
+
+enum EvKind { TICK, HEARD, NEED_ACK, BUSY, PROGRESS, REPLIED, SENT };
+
+struct Ev {
+	EvKind kind;
+	int ms;		/* TICK only */
+	bool held;	/* TICK only */
+	bool stall_counts;	/* TICK only */
+};
+
+/*
+ * Every quantity from the history, walking back from the newest event.
+ * A tick that ended in STALL or TIMEOUT ends the run, so every tick in
+ * the history counted its silence (unless held).
+ */
+struct Model {
+	std::vector<Ev> h;
+
+	/* ms of unheld ticks since the newest event of a resetting kind. */
+	template <class Reset> long sum_since(Reset reset, bool stall) const
+	{
+		long sum = 0;
+
+		for (auto it = h.rbegin(); it != h.rend(); ++it) {
+			if (reset(*it))
+				return sum;
+			if (it->kind == TICK && !(stall && !it->stall_counts))
+				sum += it->ms;
+		}
+		return sum;
+	}
+	long silent() const
+	{
+		return sum_since([](const Ev &e) {
+			return e.kind == HEARD || e.kind == BUSY ||
+			       e.kind == REPLIED || (e.kind == TICK && e.held);
+		}, false);
+	}
+	long stall() const
+	{
+		return sum_since([](const Ev &e) {
+			return e.kind == PROGRESS || (e.kind == TICK && e.held);
+		}, true);
+	}
+	/* INT_MAX: a packet made the next probe overdue. */
+	long since_probe() const
+	{
+		long sum = 0;
+
+		for (auto it = h.rbegin(); it != h.rend(); ++it) {
+			if (it->kind == SENT || it->kind == BUSY)
+				return sum;
+			if (it->kind == HEARD)
+				return LONG_MAX / 4;
+			if (it->kind == TICK && !it->held)
+				sum += it->ms;
+		}
+		return sum;
+	}
+	int probes() const
+	{
+		int n = 0;
+
+		for (auto it = h.rbegin(); it != h.rend(); ++it) {
+			if (it->kind == HEARD || it->kind == BUSY ||
+			    (it->kind == TICK && it->held))
+				return n;
+			n += it->kind == SENT;
+		}
+		return n;
+	}
+	int busy() const
+	{
+		int n = 0;
+
+		for (auto it = h.rbegin(); it != h.rend(); ++it) {
+			if (it->kind == HEARD)
+				break;
+			n += it->kind == BUSY;
+		}
+		return std::min(n, HOMA_BUSY_BACKOFF_MAX);
+	}
+	homa_probe_action tick(const homa_probe_view &v,
+			       const homa_probe_params &par, int ms)
+	{
+		bool counts = !(v.receiving && v.nothing_yet);
+
+		h.push_back({ TICK, ms, v.held, counts });
+		if (v.held)
+			return HOMA_PROBE_NONE;
+		if (par.stall_ms && counts && stall() >= par.stall_ms)
+			return HOMA_PROBE_STALL;
+		if (silent() >= par.timeout_ms &&
+		    probes() >= HOMA_TIMEOUT_PROBES && v.peer_silent)
+			return HOMA_PROBE_TIMEOUT;
+		if (silent() < par.wait_ms)
+			return HOMA_PROBE_NONE;
+		long interval = (long)par.interval_ms *
+				(1L << std::min(probes(), 3)) *
+				(1L << busy());
+		return since_probe() >= interval ? HOMA_PROBE_SEND :
+						   HOMA_PROBE_NONE;
+	}
+};
+
+TEST(homa_probe_tick, random_runs_match_the_naive_model)
+{
+	uint64_t seed = unit::test_seed();
+	std::mt19937_64 rng(seed);
+	long checked = 0;
+
+	for (int run = 0; run < 300; run++) {
+		homa_probe_params par = params(
+			(int)(rng() % 400) + 1, rng() % 3 ? 0 : (int)(rng() % 600) + 1,
+			(int)(rng() % 50) + 1, (int)(rng() % 20) + 1);
+		bool receiving = rng() % 4 != 0;
+		Probe pr;
+		Model m;
+
+		for (int step = 0; step < 2000; step++) {
+			int r = (int)(rng() % 100);
+
+			if (r < 3) {
+				homa_probe_heard(&pr.p, false, false);
+				m.h.push_back({ HEARD, 0, false, false });
+			} else if (r < 6) {
+				homa_probe_heard(&pr.p, false, true);
+				m.h.push_back({ BUSY, 0, false, false });
+			} else if (r < 9) {
+				homa_probe_heard(&pr.p, true, false);
+				m.h.push_back({ NEED_ACK, 0, false, false });
+			} else if (r < 11) {
+				homa_probe_progress(&pr.p);
+				m.h.push_back({ PROGRESS, 0, false, false });
+			} else if (r < 12) {
+				homa_probe_replied(&pr.p);
+				m.h.push_back({ REPLIED, 0, false, false });
+			} else {
+				homa_probe_view v = view(
+					receiving, receiving && rng() % 20 == 0,
+					rng() % 8 == 0, rng() % 2 == 0);
+				int ms = (int)(rng() % 4) + 1;
+				homa_probe_action got = pr.tick(v, par, ms);
+				homa_probe_action want = m.tick(v, par, ms);
+
+				ASSERT_EQ(got, want)
+					<< "seed " << seed << " run " << run
+					<< " step " << step;
+				checked++;
+				if (got == HOMA_PROBE_STALL ||
+				    got == HOMA_PROBE_TIMEOUT)
+					break;
+				/* The peer's probe budget may refuse. */
+				if (got == HOMA_PROBE_SEND && rng() % 5) {
+					homa_probe_sent(&pr.p);
+					m.h.push_back({ SENT, 0, false, false });
+				}
+			}
+		}
+	}
+	EXPECT_GT(checked, 100000);
+}
+
+}  // namespace
