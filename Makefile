@@ -4,6 +4,8 @@
 #   make check      W=1, sparse, kernel-doc, checkpatch, shellcheck
 #   make unit       user-space unit tests (googletest, ASan/UBSan)
 #   make vmtest     boot the Debian kernel in a VM and run test/vm
+#   make test-kernels  build and run test/vm on every kernel (KVER=... picks
+#                   one kernel for the other targets: 6.1, 6.12, newest)
 #   make test       all of the above, ending in "N passed, N failed"
 #   make demo       build, boot, load Homa, open sockets (the main job)
 #   make rtt        small-RPC round trip, Homa vs TCP, in the VM (a figure)
@@ -14,21 +16,22 @@
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 TOOLS := $(TOP)/.tools
 
-# The kernel to build against: the running kernel's build tree if it has
-# one, else the newest Debian amd64 headers installed.
-KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
-		echo /lib/modules/$$(uname -r)/build; else \
-		ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | \
-		tail -n 1; fi)
-KVER = $(patsubst linux-headers-%,%,$(notdir $(realpath $(KDIR))))
+# The kernel to build for (scripts/kernels.sh): KVER=6.12, KVER=newest or a
+# full version; by default the running kernel if it has a build tree, else
+# bookworm's own (linux-headers-amd64). Each kernel builds in build/<KVER>/;
+# `make` then copies its homa.ko here, which is what the VM tests load.
+# Resolved in the recipes, after setup has installed the kernels.
+KERNELS := $(TOP)/scripts/kernels.sh
+K = $(or $(KVER),default)
 
-.PHONY: all modules setup check unit vmtest test demo rtt bench deb clean \
-	print-kdir
+.PHONY: all modules setup check unit vmtest test test-kernels demo rtt bench \
+	deb clean print-kdir
 
 all: modules
 
 modules: setup
-	$(MAKE) -C $(KDIR) M=$(TOP) modules
+	+$(KERNELS) make $(K) modules
+	$(KERNELS) install $(K)
 
 setup:
 	@$(TOP)/scripts/setup.sh
@@ -40,7 +43,11 @@ unit: setup
 	@$(MAKE) --no-print-directory -C $(TOP)/test/unit
 
 vmtest: modules
-	@$(TOP)/test/vm/run.sh
+	@KVER=$$($(KERNELS) resolve $(K)) $(TOP)/test/vm/run.sh
+
+# Build (W=1, sparse) and run the VM suite on every kernel installed.
+test-kernels: setup
+	@$(TOP)/scripts/test_kernels.sh
 
 test: setup
 	@$(TOP)/scripts/test.sh
@@ -49,7 +56,7 @@ demo: modules
 	@$(TOP)/scripts/demo.sh
 
 print-kdir:
-	@echo $(KDIR)
+	@echo /usr/src/linux-headers-$$($(KERNELS) resolve $(K))
 
 rtt: modules
 	@$(TOP)/scripts/rtt_compare.sh
@@ -62,6 +69,6 @@ deb:
 	@$(TOP)/scripts/make_deb.sh
 
 clean:
-	$(MAKE) -C $(KDIR) M=$(TOP) clean
+	rm -rf $(TOP)/build $(TOP)/homa.ko
 	-$(MAKE) -C $(TOP)/test/unit clean
 	rm -rf $(TOP)/test/vm/build $(TOP)/build

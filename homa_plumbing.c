@@ -113,7 +113,8 @@ static void homa_sk_close(struct sock *sk, long timeout)
 	sk_common_release(sk);
 }
 
-static int homa_bind(struct socket *sock, struct sockaddr *addr, int addr_len)
+static int homa_bind(struct socket *sock, HOMA_BIND_SOCKADDR *addr,
+		     int addr_len)
 {
 	struct homa_sock *hsk = homa_sk(sock->sk);
 	int min_len, err;
@@ -396,7 +397,7 @@ static struct proto homa_prot = {
 	.setsockopt	= homa_setsockopt,
 	.getsockopt	= homa_getsockopt,
 	.sendmsg	= homa_sendmsg,
-	.recvmsg	= homa_recvmsg,
+	.recvmsg	= homa_proto_recvmsg,
 	.hash		= homa_sk_hash,
 	.unhash		= homa_sk_unhash,
 	.get_port	= homa_sk_get_port,
@@ -413,7 +414,7 @@ static struct proto homav6_prot = {
 	.setsockopt	= homa_setsockopt,
 	.getsockopt	= homa_getsockopt,
 	.sendmsg	= homa_sendmsg,
-	.recvmsg	= homa_recvmsg,
+	.recvmsg	= homa_proto_recvmsg,
 	.hash		= homa_sk_hash,
 	.unhash		= homa_sk_unhash,
 	.get_port	= homa_sk_get_port,

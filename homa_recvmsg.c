@@ -197,7 +197,6 @@ static int homa_copy_skb(struct homa_pool *pool, struct homa_rpc *rpc,
 	u32 left = homa_skb_cb(skb)->length;
 	u32 pos = sizeof(struct homa_data_hdr);
 	struct iov_iter iter;
-	struct iovec iov;
 
 	while (left) {
 		u32 in_page = offset & (HOMA_BPAGE_SIZE - 1);
@@ -211,8 +210,8 @@ static int homa_copy_skb(struct homa_pool *pool, struct homa_rpc *rpc,
 			return -EINVAL;
 		addr = pool->start + rpc->msgin.bpage_offsets[index] + in_page;
 
-		err = import_single_range(READ, u64_to_user_ptr(addr), n, &iov,
-					  &iter);
+		err = homa_import_ubuf(ITER_DEST, u64_to_user_ptr(addr), n,
+				       &iter);
 		if (!err)
 			err = skb_copy_datagram_iter(skb, pos, &iter, n);
 		if (err)

@@ -318,7 +318,7 @@ static void homa_timer_sock(struct homa_sock *hsk, int ms)
 
 static void homa_timer_fire(struct timer_list *t)
 {
-	struct homa_net *hnet = from_timer(hnet, t, timer);
+	struct homa_net *hnet = homa_timer_container_of(hnet, t, timer);
 	unsigned long now = jiffies;
 	struct homa_sock *hsk;
 	int bkt, ms;
@@ -365,5 +365,5 @@ void homa_timer_start(struct homa_net *hnet)
 void homa_timer_stop(struct homa_net *hnet)
 {
 	WRITE_ONCE(hnet->timer_stop, true);
-	del_timer_sync(&hnet->timer);
+	timer_delete_sync(&hnet->timer);
 }

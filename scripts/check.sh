@@ -9,7 +9,6 @@ set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 TOOLS="$TOP/.tools/scripts"
-KDIR=${KDIR:-$(make -s -C "$TOP" --no-print-directory print-kdir)}
 CODESPELL=/usr/lib/python3/dist-packages/codespell_lib/data/dictionary.txt
 LOG=$(mktemp -d)
 trap 'rm -rf "$LOG"' EXIT
@@ -36,17 +35,30 @@ mapfile -t scripts < <(find scripts test .ci util -type f \
 	\( -name '*.sh' -o -path .ci/run -o -path util/testbed \) \
 	2>/dev/null | sort)
 
-# 1. Build from scratch with W=1 and sparse: no warning of any kind.
-make -s -C "$KDIR" M="$TOP" clean > /dev/null
-make -C "$KDIR" M="$TOP" W=1 C=1 modules > "$LOG/build" 2>&1
-status=$?
-if grep -E 'warning:|error:' "$LOG/build" > "$LOG/build.w"; then status=1; fi
-if ! grep -q ' CHECK ' "$LOG/build"; then
-	echo "sparse did not run" >> "$LOG/build.w"
-	status=1
-fi
-cat "$LOG/build" >> "$LOG/build.w"
-result "make W=1 C=1" "$status" "$LOG/build.w"
+# 1. Build from scratch with W=1 and sparse for every kernel installed
+# (scripts/kernels.sh): no warning of any kind. Debian's sparse (0.6.4)
+# cannot parse the __typeof_unqual__ that newer kernels (7.3) require of a
+# checker, and their Makefile then skips it: those get W=1 only, said here.
+for k in $("$TOP/scripts/kernels.sh" list); do
+	"$TOP/scripts/kernels.sh" make "$k" -s clean > /dev/null
+	status=0
+	t0=$(date +%s)
+	"$TOP/scripts/kernels.sh" make "$k" -j2 W=1 C=1 modules \
+		> "$LOG/build" 2>&1 || status=1
+	echo "check: built for $k in $(($(date +%s) - t0)) s"
+	if grep -E 'warning:|error:' "$LOG/build" > "$LOG/build.w"; then
+		status=1
+	fi
+	if grep -q 'C=1 specified, but sparse is not available' "$LOG/build"
+	then
+		echo "check: note: sparse too old for $k: W=1 only"
+	elif ! grep -q ' CHECK ' "$LOG/build"; then
+		echo "sparse did not run" >> "$LOG/build.w"
+		status=1
+	fi
+	cat "$LOG/build" >> "$LOG/build.w"
+	result "make W=1 C=1 ($k)" "$status" "$LOG/build.w"
+done
 
 # 2. kernel-doc: comments well formed; every non-static function has one.
 for f in "${ksrc[@]}"; do

@@ -7,10 +7,16 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 tools="$top/.tools"
 stamp="$tools/setup.stamp"
-version=6	# bump when the list below changes
+version=7	# bump when the lists below change
+# The newest Debian kernel (trixie-backports) wants trixie's gcc-14: it and
+# its headers live in this trixie chroot; scripts/kernels.sh builds there.
+chroot_dir=/var/lib/homa-kernels/trixie
+chroot_pkgs=(linux-image-amd64 linux-headers-amd64 make binutils dwarves
+	sparse initramfs-tools)
 
 apt_pkgs=(
 	linux-headers-amd64 linux-image-amd64 linux-source
+	linux-headers-6.12-amd64 linux-image-6.12-amd64 dwarves
 	qemu-system-x86 iproute2 ethtool kmod busybox-static
 	sparse shellcheck libgtest-dev cmake g++ make bc
 	python3-venv python3-pip python3-matplotlib python3-numpy
@@ -18,8 +24,37 @@ apt_pkgs=(
 	tshark tcpdump debootstrap
 )
 
+# link_kernels: the chroot's kernels boot in the VM like the host's: their
+# image in /boot and their modules in /lib/modules (without build/ and
+# source/, so that nothing on the host tries to build against them).
+link_kernels() {
+	local img v f
+
+	for img in "$chroot_dir"/boot/vmlinuz-*; do
+		[ -f "$img" ] || continue
+		v=${img##*/vmlinuz-}
+		ln -sfn "$img" "/boot/vmlinuz-$v"
+		mkdir -p "/lib/modules/$v"
+		for f in "$chroot_dir/usr/lib/modules/$v"/*; do
+			case ${f##*/} in build | source) continue ;; esac
+			ln -sfn "$f" "/lib/modules/$v/${f##*/}"
+		done
+	done
+}
+
+# kernels_ready: the chroot has a kernel and it is linked.
+kernels_ready() {
+	local img
+
+	for img in "$chroot_dir"/boot/vmlinuz-*; do
+		[ -e "/boot/${img##*/}" ] && return 0
+	done
+	return 1
+}
+
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$version" ] &&
-   [ -x "$tools/venv/bin/vng" ] && [ -f "$tools/scripts/checkpatch.pl" ]; then
+   [ -x "$tools/venv/bin/vng" ] && [ -f "$tools/scripts/checkpatch.pl" ] &&
+   kernels_ready; then
 	missing=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' \
 		"${apt_pkgs[@]}" 2>/dev/null | grep -vc '^ii ' || true)
 	if [ "$missing" = "0" ]; then
@@ -56,6 +91,31 @@ if [ ! -f "$tools/scripts/checkpatch.pl" ]; then
 		"$dir/scripts/checkpatch.pl" "$dir/scripts/spelling.txt" \
 		"$dir/scripts/const_structs.checkpatch" "$dir/scripts/kernel-doc"
 fi
+
+# The host's own Debian mirror, from its apt sources (deb822 or one-line).
+mirror=$({
+	grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '{ print $2 }'
+	grep -hs '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list |
+		awk '{ print $2 }'
+} | grep -v security | head -n 1)
+if [ ! -x "$chroot_dir/usr/bin/apt-get" ]; then
+	echo "setup: making a trixie chroot in $chroot_dir (about 2 min)"
+	mkdir -p "$chroot_dir"
+	debootstrap --variant=minbase trixie "$chroot_dir" \
+		"$mirror" > "$tools/debootstrap.log" 2>&1 ||
+		{ tail -n 20 "$tools/debootstrap.log"; exit 1; }
+fi
+printf '%s\n' "Types: deb" "URIs: $mirror" \
+	"Suites: trixie-backports" "Components: main" \
+	"Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" \
+	> "$chroot_dir/etc/apt/sources.list.d/backports.sources"
+echo "setup: installing the newest Debian kernel into $chroot_dir"
+unshare -m sh -c "mount -t proc proc '$chroot_dir/proc' &&
+	chroot '$chroot_dir' apt-get update -q &&
+	chroot '$chroot_dir' apt-get install -y -q --no-install-recommends \
+		-t trixie-backports ${chroot_pkgs[*]}" > "$tools/chroot.log" 2>&1 ||
+	{ tail -n 20 "$tools/chroot.log"; exit 1; }
+link_kernels
 
 echo "$version" > "$stamp"
 echo "setup: done"
