@@ -94,10 +94,10 @@ fi
 
 # The host's own Debian mirror, from its apt sources (deb822 or one-line).
 mirror=$({
-	grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '{ print $2 }'
-	grep -hs '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list |
-		awk '{ print $2 }'
-} | grep -v security | head -n 1)
+	grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources || true
+	grep -hs '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list ||
+		true
+} | awk '{ print $2 }' | grep -v security | head -n 1) || true
 if [ ! -x "$chroot_dir/usr/bin/apt-get" ]; then
 	echo "setup: making a trixie chroot in $chroot_dir (about 2 min)"
 	mkdir -p "$chroot_dir"

@@ -20,11 +20,10 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 # The host's own Debian mirrors, from its apt sources (deb822 or one-line).
 host_uris() {
 	{
-		grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources |
-			awk '{ print $2 }'
+		grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources || true
 		grep -hs '^deb ' /etc/apt/sources.list \
-			/etc/apt/sources.list.d/*.list | awk '{ print $2 }'
-	} | sort -u
+			/etc/apt/sources.list.d/*.list || true
+	} | awk '{ print $2 }' | sort -u
 }
 MIRROR=$(host_uris | grep -v security | head -n 1)
 SECURITY=$(host_uris | grep security | head -n 1)
