@@ -4,6 +4,8 @@
 # must print "ok" and the kernel log must hold no splat.
 # Usage: test/vm/run.sh [TEST...]   (KVER selects the kernel; default: the
 # one the module was built for)
+# Debug-kernel lane (scripts/vmtest_debug.sh): VM_KERNEL=<image> boots that
+# image instead of /boot/vmlinuz-$KVER; VM_TIMEOUT=<s> (default 1500).
 set -euo pipefail
 
 VM_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -12,7 +14,7 @@ BUILD="$VM_DIR/build"
 export PATH="$TOP/.tools/venv/bin:$PATH"
 
 kver=${KVER:-$(modinfo -F vermagic "$TOP/homa.ko" | cut -d' ' -f1)}
-kernel="/boot/vmlinuz-$kver"
+kernel=${VM_KERNEL:-/boot/vmlinuz-$kver}
 if [ ! -f "$kernel" ]; then
 	echo "vmtest: no kernel image $kernel (run scripts/setup.sh)" >&2
 	exit 1
@@ -28,8 +30,8 @@ exec 9> "${HOMA_VM_LOCK:-/tmp/homa-vm.lock}"
 flock 9
 log="$BUILD/vm.log"
 echo "vmtest: booting $kver under emulation (about 30 s)"
-timeout 1500 vng --run "$kernel" --disable-kvm --memory 2G --cpus 2 \
-	-- "$VM_DIR/inside.sh" "$@" > "$log" 2>&1 || true
+timeout "${VM_TIMEOUT:-1500}" vng --run "$kernel" --disable-kvm \
+	--memory 2G --cpus 2 -- "$VM_DIR/inside.sh" "$@" > "$log" 2>&1 || true
 
 # Print the KTAP part; keep the kernel log in the file.
 sed -n '/^KTAP version/,/^=== kernel log ===/p' "$log" | sed '$d'
@@ -45,7 +47,8 @@ elif [ $((passed + failed)) -ne "$planned" ]; then
 	failed=$((failed + planned - passed - failed))
 fi
 splats=$(sed -n '/^=== kernel log ===/,/^=== end ===/p' "$log" |
-	grep -E 'BUG:|WARNING:|RIP:|Call Trace:|refcount_t:' || true)
+	grep -E 'BUG:|WARNING:|RIP:|Call Trace:|refcount_t:|kmemleak: [0-9]+ new' ||
+	true)
 if [ -n "$splats" ]; then
 	echo "vmtest: kernel splat in the log ($log):"
 	printf '%s\n' "$splats" | head -n 20
