@@ -5,6 +5,8 @@
 #   make unit       user-space unit tests (googletest, ASan/UBSan)
 #   make vmtest     boot the Debian kernel in a VM and run test/vm
 #   make test       all of the above, ending in "N passed, N failed"
+#   make vmtest-debug  test/vm on a debug kernel (KASAN, lockdep, kmemleak,
+#                   ...) built once from linux-source-6.1 and cached
 #   make demo       build, boot, load Homa, open sockets (the main job)
 #   make rtt        small-RPC round trip, Homa vs TCP, in the VM (a figure)
 #   make bench      Homa vs TCP vs DCTCP on the emulated datacenter, with
@@ -21,7 +23,8 @@ KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
 		tail -n 1; fi)
 KVER = $(patsubst linux-headers-%,%,$(notdir $(realpath $(KDIR))))
 
-.PHONY: all modules setup check unit vmtest test demo rtt bench clean print-kdir
+.PHONY: all modules setup check unit vmtest vmtest-debug test demo rtt bench \
+	clean print-kdir
 
 all: modules
 
@@ -39,6 +42,9 @@ unit: setup
 
 vmtest: modules
 	@$(TOP)/test/vm/run.sh
+
+vmtest-debug: setup
+	@$(TOP)/scripts/vmtest_debug.sh
 
 test: setup
 	@$(TOP)/scripts/test.sh
