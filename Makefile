@@ -7,6 +7,8 @@
 #   make test-kernels  build and run test/vm on every kernel (KVER=... picks
 #                   one kernel for the other targets: 6.1, 6.12, newest)
 #   make test       all of the above, ending in "N passed, N failed"
+#   make vmtest-debug  test/vm on a debug kernel (KASAN, lockdep, kmemleak,
+#                   ...) built once from linux-source-6.1 and cached
 #   make demo       build, boot, load Homa, open sockets (the main job)
 #   make rtt        small-RPC round trip, Homa vs TCP, in the VM (a figure)
 #   make bench      Homa vs TCP vs DCTCP on the emulated datacenter, with
@@ -24,8 +26,8 @@ TOOLS := $(TOP)/.tools
 KERNELS := $(TOP)/scripts/kernels.sh
 K = $(or $(KVER),default)
 
-.PHONY: all modules setup check unit vmtest test test-kernels demo rtt bench \
-	deb clean print-kdir
+.PHONY: all modules setup check unit vmtest vmtest-debug test test-kernels \
+	demo rtt bench deb clean print-kdir
 
 all: modules
 
@@ -48,6 +50,9 @@ vmtest: modules
 # Build (W=1, sparse) and run the VM suite on every kernel installed.
 test-kernels: setup
 	@$(TOP)/scripts/test_kernels.sh
+
+vmtest-debug: setup
+	@$(TOP)/scripts/vmtest_debug.sh
 
 test: setup
 	@$(TOP)/scripts/test.sh

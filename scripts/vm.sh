@@ -31,7 +31,7 @@ set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 # What counts as a kernel splat in a kernel log (extended regex), for
 # every VM run: the tests and the benchmark.
-SPLAT='BUG:|WARNING:|RIP:|Call Trace:|refcount_t:|soft lockup'
+SPLAT='BUG:|WARNING:|RIP:|Call Trace:|refcount_t:|soft lockup|kmemleak: [0-9]+ new'
 
 # kernel_image: the image to boot, from VM_KERNEL or KVER.
 kernel_image() {

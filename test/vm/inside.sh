@@ -16,6 +16,24 @@ else
 	mapfile -t tests < <(cd "$VM_DIR" && ls t_*.sh)
 fi
 
+# Debug kernels with kmemleak (make vmtest-debug): leaks_found scans and
+# prints the leaks found since the previous scan; those from before the
+# tests (boot) are forgotten. A leak fails the test it follows.
+kmemleak=/sys/kernel/debug/kmemleak
+if [ -d /sys/kernel/debug ] && [ ! -e "$kmemleak" ]; then
+	mount -t debugfs none /sys/kernel/debug 2>/dev/null || true
+fi
+leaks_found() {
+	local report
+	[ -w "$kmemleak" ] || return 1
+	echo scan > "$kmemleak"
+	report=$(cat "$kmemleak")
+	echo clear > "$kmemleak"
+	[ -n "$report" ] || return 1
+	printf '%s\n' "$report" | sed 's/^/# kmemleak: /'
+}
+leaks_found > /dev/null || true
+
 echo "KTAP version 1"
 echo "1..${#tests[@]}"
 if ! insmod "$TOP/homa.ko"; then
@@ -36,12 +54,19 @@ for t in "${tests[@]}"; do
 	if [ -n "$out" ]; then
 		printf '%s\n' "$out" | sed 's/^/# /; s/^# # /# /'
 	fi
+	if leaks_found && { [ "$rc" -eq 0 ] || [ "$rc" -eq 4 ]; }; then
+		rc=1
+	fi
 	case $rc in
 	0) echo "ok $n $name # time ${secs}s" ;;
 	4) echo "ok $n $name # SKIP" ;;
 	*) echo "not ok $n $name # exit $rc" ;;
 	esac
 done
+if [ -w "$kmemleak" ]; then
+	sleep 6	# kmemleak reports only objects older than 5 s
+	leaks_found && echo "# kmemleak: leaks after the last test"
+fi
 echo "=== kernel log ==="
 dmesg
 echo "=== end ==="

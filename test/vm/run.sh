@@ -4,6 +4,8 @@
 # must print "ok" and the kernel log must hold no splat.
 # Usage: test/vm/run.sh [TEST...]   (KVER selects the kernel, default the
 # one the module was built for, VM_KERNEL an image; see scripts/vm.sh)
+# Debug-kernel lane (scripts/vmtest_debug.sh): VM_KERNEL=<image> boots that
+# image instead of /boot/vmlinuz-$KVER; VM_TIMEOUT=<s> (default 1500).
 set -euo pipefail
 
 VM_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -23,7 +25,8 @@ gcc -Wall -Wextra -Werror -O2 -I"$TOP" -o "$BUILD/homa_test" \
 make --no-print-directory -s -C "$TOP/util"
 
 log="$BUILD/vm.log"
-"$VM" --timeout 1500 --log "$log" -- "$VM_DIR/inside.sh" "$@" 2>&1 || true
+"$VM" --timeout "${VM_TIMEOUT:-1500}" --log "$log" -- "$VM_DIR/inside.sh" \
+	"$@" 2>&1 || true
 
 # Print the KTAP part; keep the kernel log in the file.
 sed -n '/^KTAP version/,/^=== kernel log ===/p' "$log" | sed '$d'
