@@ -3,6 +3,8 @@
 #   make            build homa.ko against Debian's kernel headers
 #   make check      W=1, sparse, kernel-doc, checkpatch, shellcheck
 #   make unit       user-space unit tests (googletest, ASan/UBSan)
+#   make fuzz       libFuzzer on the parser, gap tracker and pool for
+#                   FUZZ_SECONDS (default 300) seconds each (make test: 10)
 #   make vmtest     boot the Debian kernel in a VM and run test/vm
 #   make test       all of the above, ending in "N passed, N failed"
 #   make demo       build, boot, load Homa, open sockets (the main job)
@@ -21,7 +23,7 @@ KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
 		tail -n 1; fi)
 KVER = $(patsubst linux-headers-%,%,$(notdir $(realpath $(KDIR))))
 
-.PHONY: all modules setup check unit vmtest test demo rtt bench clean print-kdir
+.PHONY: all modules setup check unit fuzz vmtest test demo rtt bench clean print-kdir
 
 all: modules
 
@@ -36,6 +38,11 @@ check: setup
 
 unit: setup
 	@$(MAKE) --no-print-directory -C $(TOP)/test/unit
+
+FUZZ_SECONDS ?= 300
+fuzz: setup
+	@$(MAKE) --no-print-directory -C $(TOP)/test/fuzz \
+		FUZZ_SECONDS=$(FUZZ_SECONDS)
 
 vmtest: modules
 	@$(TOP)/test/vm/run.sh
@@ -59,4 +66,5 @@ bench: modules
 clean:
 	$(MAKE) -C $(KDIR) M=$(TOP) clean
 	-$(MAKE) -C $(TOP)/test/unit clean
+	-$(MAKE) -C $(TOP)/test/fuzz clean
 	rm -rf $(TOP)/test/vm/build

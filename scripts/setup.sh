@@ -7,7 +7,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 tools="$top/.tools"
 stamp="$tools/setup.stamp"
-version=4	# bump when the list below changes
+version=5	# bump when the list below changes
 
 apt_pkgs=(
 	linux-headers-amd64 linux-image-amd64 linux-source
@@ -15,6 +15,7 @@ apt_pkgs=(
 	sparse shellcheck libgtest-dev cmake g++ make bc
 	python3-venv python3-pip python3-matplotlib
 	mandoc groff-base xz-utils codespell
+	clang libclang-rt-14-dev
 )
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$version" ] &&

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run every suite: static checks, manual pages, unit tests (kernel
-# decision files, cp_node, the benchmark driver), VM tests. Each suite ends
+# decision files, cp_node, the benchmark driver), a short fuzzing run of
+# the decision files (make fuzz runs it longer), VM tests. Each suite ends
 # with "<suite>: N passed, N failed"; this script sums them into one closing
 # line "N passed, N failed" and fails if any suite failed or said nothing.
 # Usage: scripts/test.sh   (make test)
@@ -39,6 +40,7 @@ suite() {
 suite check "$TOP/scripts/check.sh"
 suite man "$TOP/scripts/check_man.sh"
 suite unit make --no-print-directory -C "$TOP/test/unit"
+suite fuzz make --no-print-directory -C "$TOP/test/fuzz" FUZZ_SECONDS=10
 suite cpnode make --no-print-directory -C "$TOP/util" test
 suite pyunit "$TOP/test/util/run.sh"
 suite vmtest make --no-print-directory -C "$TOP" vmtest
