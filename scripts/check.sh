@@ -30,7 +30,7 @@ cd "$TOP"
 ksrc=(homa*.c homa*.h)
 ksrc=("${ksrc[@]/homa.mod.c/}")
 mapfile -t ksrc < <(printf '%s\n' "${ksrc[@]}" | grep -v '^$')
-csrc=("${ksrc[@]}" test/vm/homa_test.c test/fuzz/*.c)
+csrc=("${ksrc[@]}" test/vm/homa_test.c test/vm/homa_attack.c test/fuzz/*.c)
 mapfile -t scripts < <(find scripts test .ci util -type f \
 	\( -name '*.sh' -o -path .ci/run -o -path util/testbed \) \
 	2>/dev/null | sort)
