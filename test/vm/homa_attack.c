@@ -159,18 +159,25 @@ static void put_be(unsigned char *p, int n, unsigned long long v)
 
 static void flush(void)
 {
-	int done = 0, n;
+	int done = 0, n, retries = 0;
 
 	while (done < batched) {
 		n = sendmmsg(tgt.fd, msgs + done, batched - done, 0);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			/* A full queue or an ICMP error: count, go on. */
+			/* A full queue: wait for it to drain, try again. */
+			if ((errno == ENOBUFS || errno == EAGAIN) &&
+			    retries++ < 1000) {
+				usleep(1000);
+				continue;
+			}
+			/* Anything else (e.g. an ICMP error): count it. */
 			errors++;
 			done++;
 			continue;
 		}
+		retries = 0;
 		sent += n;
 		done += n;
 	}

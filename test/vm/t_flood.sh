@@ -105,8 +105,8 @@ echo "# server: rpcs_live at most $max_live (cap $cap), now" \
 	"$(metric fsrv rpcs_live); drop_rpc_limit" \
 	"$(metric fsrv drop_rpc_limit); slab $slab0 kB before, at most" \
 	"$max_slab kB, $(slab_kb) kB now"
-check "server rpcs_live stays within the cap ($max_live <= $cap +" \
-	"$LEGIT_RPCS)" test "$max_live" -le $((cap + LEGIT_RPCS))
+check "server rpcs_live within the cap: $max_live <= $cap + $LEGIT_RPCS" \
+	test "$max_live" -le $((cap + LEGIT_RPCS))
 if [ "$cap" -lt "$FLOOD" ]; then
 	check "flood RPCs beyond the cap counted" \
 		test "$(metric fsrv drop_rpc_limit)" -gt 0
