@@ -3,6 +3,8 @@
 #   make            build homa.ko against Debian's kernel headers
 #   make check      W=1, sparse, kernel-doc, checkpatch, shellcheck
 #   make unit       user-space unit tests (googletest, ASan/UBSan)
+#   make fuzz       libFuzzer on the parser, gap tracker and pool for
+#                   FUZZ_SECONDS (default 300) seconds each (make test: 10)
 #   make vmtest     boot the Debian kernel in a VM and run test/vm
 #   make test-kernels  build and run test/vm on every kernel (KVER=... picks
 #                   one kernel for the other targets: 6.1, 6.12, newest)
@@ -26,8 +28,8 @@ TOOLS := $(TOP)/.tools
 KERNELS := $(TOP)/scripts/kernels.sh
 K = $(or $(KVER),default)
 
-.PHONY: all modules setup check unit vmtest vmtest-debug test test-kernels \
-	demo rtt bench deb clean print-kdir
+.PHONY: all modules setup check unit fuzz vmtest vmtest-debug test \
+	test-kernels demo rtt bench deb clean print-kdir
 
 all: modules
 
@@ -43,6 +45,11 @@ check: setup
 
 unit: setup
 	@$(MAKE) --no-print-directory -C $(TOP)/test/unit
+
+FUZZ_SECONDS ?= 300
+fuzz: setup
+	@$(MAKE) --no-print-directory -C $(TOP)/test/fuzz \
+		FUZZ_SECONDS=$(FUZZ_SECONDS)
 
 vmtest: modules
 	@KVER=$$($(KERNELS) resolve $(K)) $(TOP)/test/vm/run.sh
@@ -76,4 +83,5 @@ deb:
 clean:
 	rm -rf $(TOP)/build $(TOP)/homa.ko
 	-$(MAKE) -C $(TOP)/test/unit clean
+	-$(MAKE) -C $(TOP)/test/fuzz clean
 	rm -rf $(TOP)/test/vm/build $(TOP)/build

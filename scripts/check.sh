@@ -30,7 +30,7 @@ cd "$TOP"
 ksrc=(homa*.c homa*.h)
 ksrc=("${ksrc[@]/homa.mod.c/}")
 mapfile -t ksrc < <(printf '%s\n' "${ksrc[@]}" | grep -v '^$')
-csrc=("${ksrc[@]}" test/vm/homa_test.c)
+csrc=("${ksrc[@]}" test/vm/homa_test.c test/vm/homa_attack.c test/fuzz/*.c)
 mapfile -t scripts < <(find scripts test .ci util -type f \
 	\( -name '*.sh' -o -path .ci/run -o -path util/testbed \) \
 	2>/dev/null | sort)
@@ -71,14 +71,16 @@ for f in "${ksrc[@]}"; do
 	result "kernel-doc $f" "$status" "$LOG/kdoc"
 done
 
-# 3. checkpatch --strict. Two files get a documented exemption:
+# 3. checkpatch --strict. Some files get a documented exemption:
 # homa_compat.h exists to test kernel versions, and homa_types.h defines
-# __packed for user space.
+# __packed for user space; the fuzz targets must be named
+# LLVMFuzzerTestOneInput.
 for f in "${csrc[@]}"; do
 	ignore=""
 	case $f in
 	homa_compat.h) ignore="LINUX_VERSION_CODE,CONSTANT_COMPARISON" ;;
 	homa_types.h) ignore="PREFER_DEFINED_ATTRIBUTE_MACRO" ;;
+	test/fuzz/*) ignore="CAMELCASE" ;;	# libFuzzer's entry point
 	esac
 	status=0
 	"$TOOLS/checkpatch.pl" --strict --no-tree --quiet --codespell \

@@ -7,7 +7,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 tools="$top/.tools"
 stamp="$tools/setup.stamp"
-version=7	# bump when the lists below change
+version=8	# bump when the lists below change
 # The newest Debian kernel (trixie-backports) wants trixie's gcc-14: it and
 # its headers live in this trixie chroot; scripts/kernels.sh builds there.
 chroot_dir=/var/lib/homa-kernels/trixie
@@ -21,7 +21,7 @@ apt_pkgs=(
 	sparse shellcheck libgtest-dev cmake g++ make bc
 	python3-venv python3-pip python3-matplotlib python3-numpy
 	mandoc groff-base xz-utils codespell universal-ctags
-	tshark tcpdump debootstrap
+	tshark tcpdump debootstrap clang libclang-rt-14-dev
 )
 
 # link_kernels: the chroot's kernels boot in the VM like the host's: their

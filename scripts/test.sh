@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run every suite: static checks (which build for every kernel installed),
 # manual pages, unit tests (kernel decision files, cp_node, the benchmark
-# driver), the homa-dkms package in a chroot, VM tests on bookworm's kernel
+# driver), a short fuzzing run of the decision files (make fuzz runs it
+# longer), the homa-dkms package in a chroot, VM tests on bookworm's kernel
 # (6.1) and on the newest one (scripts/kernels.sh; make test-kernels runs
 # them on all). Each suite ends with "<suite>: N passed, N failed"; this
 # script sums them into one closing line "N passed, N failed" and fails if
@@ -44,6 +45,7 @@ suite() {
 suite check "$TOP/scripts/check.sh"
 suite man "$TOP/scripts/check_man.sh"
 suite unit make --no-print-directory -C "$TOP/test/unit"
+suite fuzz make --no-print-directory -C "$TOP/test/fuzz" FUZZ_SECONDS=10
 suite cpnode make --no-print-directory -C "$TOP/util" test
 suite pyunit "$TOP/test/util/run.sh"
 # The DKMS test builds for the default kernel, whatever homa.ko was last.

@@ -166,6 +166,40 @@ live_zero() {
 	done
 }
 
+# bridge_hosts SW NET4 NET6 NS...: hosts on one switch: namespace number
+# i (from 1) gets NET4.i/24 and NET6::i/64 on a veth (GRO and TSO off) to
+# bridge br0 in namespace SW.
+bridge_hosts() {
+	local sw=$1 net4=$2 net6=$3 ns i=0
+	shift 3
+	ns_add "$sw"
+	ip -n "$sw" link add br0 type bridge
+	ip -n "$sw" link set br0 up
+	for ns in "$@"; do
+		i=$((i + 1))
+		ns_add "$ns"
+		ip link add veth0 netns "$ns" type veth peer name "p$i" \
+			netns "$sw"
+		ip -n "$ns" addr add "$net4.$i/24" dev veth0
+		ip -n "$ns" addr add "$net6::$i/64" dev veth0 nodad
+		ip netns exec "$ns" ethtool -K veth0 gro off tso off > /dev/null
+		ip -n "$ns" link set veth0 up
+		ip -n "$sw" link set "p$i" master br0 up
+	done
+}
+
+# wait_metric NS NAME WANT SECS: true once metric NAME in NS equals WANT,
+# waiting up to SECS seconds.
+wait_metric() {
+	local i
+	for ((i = 0; i < $4 * 10; i++)); do
+		[ "$(metric "$1" "$2")" = "$3" ] && return 0
+		sleep 0.1
+	done
+	echo "# $1 $2 is $(metric "$1" "$2") after $4 s, want $3"
+	return 1
+}
+
 # finish: exit with the test's verdict.
 finish() {
 	exit "$FAILED"

@@ -22,6 +22,8 @@ fi
 mkdir -p "$BUILD"
 gcc -Wall -Wextra -Werror -O2 -I"$TOP" -o "$BUILD/homa_test" \
 	"$VM_DIR/homa_test.c"
+gcc -Wall -Wextra -Werror -O2 -I"$TOP" -o "$BUILD/homa_attack" \
+	"$VM_DIR/homa_attack.c"
 make --no-print-directory -s -C "$TOP/util"
 
 log="$BUILD/vm.log"
