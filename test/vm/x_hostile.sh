@@ -10,6 +10,14 @@
 # and rpcs_live and skbs_live of the server and the client are back to
 # their baseline once the attacker has stopped and the timeouts have run.
 #
+# Not in the default suite yet (its name does not match t_*.sh): on the
+# current module it fails in two ways, to be fixed next. Some legitimate
+# client runs time out during the attack, and about 650 forged server RPCs
+# stay alive: each waits for a grant this host does not give it (stall_ms
+# does not count while a message waits for our own grants), so they leave
+# only as the grant scheduler reaches them. Run it with
+# test/vm/run.sh x_hostile.sh.
+#
 #   [hsrv] 10.7.0.1 fd07::1 --+
 #   [hcli] 10.7.0.2 fd07::2 --+-- br0 [hsw]
 #   [hatk] 10.7.0.3 fd07::3 --+
