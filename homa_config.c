@@ -65,6 +65,7 @@ const struct homa_param homa_params[] = {
 	HOMA_PARAM(dedup_ms, 2000, 0, 600000),
 	HOMA_PARAM(peer_rpc_limit, 5000, 0, 1000000),
 	HOMA_PARAM(sock_rpc_limit, 20000, 0, 1000000),
+	HOMA_PARAM(peer_pool_pct, 50, 0, 100),
 	HOMA_PARAM(stall_ms, 10000, 0, 3600000),
 	HOMA_PARAM(max_peers, 50000, 0, 10000000),
 	HOMA_PARAM(incast_threshold, 32, 0, 1000000),

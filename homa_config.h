@@ -112,6 +112,14 @@ struct homa_config {
 	int sock_rpc_limit;
 
 	/**
+	 * @peer_pool_pct: most of a socket's receive pool, in percent, that
+	 * the incomplete incoming messages of one peer (across the
+	 * namespace's sockets) may hold; a message beyond it waits for
+	 * buffer space (0: no limit).
+	 */
+	int peer_pool_pct;
+
+	/**
 	 * @stall_ms: an RPC whose incoming message has waited this long for
 	 * bytes its sender owes it, or whose response has waited this long
 	 * for its ack, ends even while its peer talks (0: never).

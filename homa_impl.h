@@ -146,6 +146,12 @@ struct homa_peer {
 	 */
 	atomic_t incoming_rpcs;
 
+	/**
+	 * @rx_bpages: bpages of this namespace's receive pools that
+	 * incomplete messages from the peer hold (bounded by peer_pool_pct).
+	 */
+	atomic_t rx_bpages;
+
 	/** @num_acks: valid entries in @ack_ids and @ack_ports. */
 	int num_acks;
 
@@ -394,6 +400,12 @@ struct homa_msgin {
 
 	/** @num_bpages: entries of @bpage_offsets in use (0: none yet). */
 	u32 num_bpages;
+
+	/**
+	 * @peer_bpages: bpages counted in the peer's rx_bpages for this
+	 * message (0 once it is complete or gone).
+	 */
+	u32 peer_bpages;
 
 	/** @bpage_offsets: where the message goes in the pool. */
 	u32 bpage_offsets[HOMA_MAX_BPAGES];
@@ -818,6 +830,8 @@ int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t len);
 void homa_msgin_check(struct homa_rpc *rpc);
 void homa_msgin_start(struct homa_rpc *rpc, const struct homa_pkt *pkt);
 bool homa_msgin_alloc(struct homa_rpc *rpc);
+bool homa_msgin_share_ok(struct homa_rpc *rpc);
+void homa_msgin_uncharge(struct homa_rpc *rpc);
 
 /* homa_recvmsg.c */
 int homa_pool_setup(struct homa_sock *hsk, const struct homa_rcvbuf_args *args);

@@ -58,8 +58,44 @@ void homa_msgin_check(struct homa_rpc *rpc)
 {
 	lockdep_assert_held(&rpc->hsk->lock);
 	homa_grant_update(rpc);
-	if (homa_gaps_complete(&rpc->msgin.gaps) && rpc->msgin.num_bpages)
+	if (homa_gaps_complete(&rpc->msgin.gaps) && rpc->msgin.num_bpages) {
+		homa_msgin_uncharge(rpc);
 		homa_rpc_ready(rpc);
+	}
+}
+
+/**
+ * homa_msgin_uncharge() - The message is complete or gone: its buffers no
+ * longer count against its peer's share of the pool (peer_pool_pct).
+ * @rpc: the RPC; the caller holds its socket's lock.
+ */
+void homa_msgin_uncharge(struct homa_rpc *rpc)
+{
+	lockdep_assert_held(&rpc->hsk->lock);
+	if (!rpc->msgin.peer_bpages)
+		return;
+	atomic_sub(rpc->msgin.peer_bpages, &rpc->peer->rx_bpages);
+	rpc->msgin.peer_bpages = 0;
+}
+
+/**
+ * homa_msgin_share_ok() - May the incoming message take buffer space
+ * without its peer's incomplete messages holding more than peer_pool_pct
+ * of the pool (homa_pool_share_ok())? This keeps a peer that starts
+ * messages and never finishes them (a forger sending one packet of each)
+ * from taking the whole pool from the others.
+ * @rpc: the RPC; the caller holds its socket's lock and it has a pool.
+ *
+ * Return: true if the message may have its buffers.
+ */
+bool homa_msgin_share_ok(struct homa_rpc *rpc)
+{
+	int pct = READ_ONCE(rpc->hsk->hnet->config.peer_pool_pct);
+
+	lockdep_assert_held(&rpc->hsk->lock);
+	return homa_pool_share_ok(rpc->hsk->pool->state.num_bpages, pct,
+				  atomic_read(&rpc->peer->rx_bpages),
+				  rpc->msgin.length);
 }
 
 /**
@@ -97,12 +133,18 @@ bool homa_msgin_alloc(struct homa_rpc *rpc)
 	lockdep_assert_held(&rpc->hsk->lock);
 	if (in->num_bpages)
 		return true;
+	if (pool && !homa_msgin_share_ok(rpc)) {
+		homa_metric_inc(rpc->hsk->hnet, HOMA_M_pool_peer_waits);
+		return false;
+	}
 	if (!pool || homa_pool_alloc_msg(&pool->state, in->length,
 					 in->bpage_offsets, &in->num_bpages)) {
 		in->num_bpages = 0;
 		homa_metric_inc(rpc->hsk->hnet, HOMA_M_pool_stalls);
 		return false;
 	}
+	in->peer_bpages = homa_pool_bpages_needed(in->length);
+	atomic_add(in->peer_bpages, &rpc->peer->rx_bpages);
 	return true;
 }
 

@@ -122,6 +122,8 @@ static const struct {
 	HOMA_METRIC(peers_evicted,
 		    "unused peers freed to make room (max_peers)"),
 	HOMA_METRIC(drop_rmem, "DATA dropped: socket holds rmem_max bytes"),
+	HOMA_METRIC(pool_peer_waits,
+		    "messages that waited: their peer held peer_pool_pct"),
 };
 
 #undef HOMA_METRIC

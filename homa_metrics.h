@@ -98,6 +98,8 @@
  * @HOMA_M_peers_evicted: unused peers freed to make room (max_peers).
  * @HOMA_M_drop_rmem: DATA dropped: its socket holds rmem_max bytes of
  *	received packets.
+ * @HOMA_M_pool_peer_waits: messages that waited for buffer space because
+ *	their peer's incomplete messages held peer_pool_pct of the pool.
  * @HOMA_NUM_METRICS: the number of metrics.
  */
 enum homa_metric {
@@ -180,6 +182,7 @@ enum homa_metric {
 	HOMA_M_rpc_stall_timeouts,
 	HOMA_M_peers_evicted,
 	HOMA_M_drop_rmem,
+	HOMA_M_pool_peer_waits,
 	HOMA_NUM_METRICS
 };
 

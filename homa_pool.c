@@ -200,6 +200,27 @@ u32 homa_pool_bpages_needed(u32 length)
 }
 
 /**
+ * homa_pool_share_ok() - May one peer's incomplete messages take another
+ * message's bpages without holding more than @pct percent of a pool?
+ * @num_bpages: bpages in the pool.
+ * @pct: the share, in percent (0: no limit).
+ * @held: bpages the peer's incomplete messages hold already.
+ * @length: bytes in the new message.
+ *
+ * A peer that holds nothing may always take one message, however large,
+ * so that a message bigger than the share can still be received.
+ *
+ * Return: true if the message may have its bpages.
+ */
+bool homa_pool_share_ok(u32 num_bpages, int pct, u32 held, u32 length)
+{
+	if (pct <= 0 || held == 0)
+		return true;
+	return (u64)held + homa_pool_bpages_needed(length) <=
+	       (u64)num_bpages * pct / 100;
+}
+
+/**
  * homa_pool_check_region() - Validate the arguments of SO_HOMA_RCVBUF.
  * @start: user address of the region.
  * @length: bytes in the region.

@@ -85,7 +85,7 @@ static void homa_pool_retry(struct homa_sock *hsk)
 			/* Delivered messages also have no bpages: skip them. */
 			if (rpc->state != RPC_INCOMING || rpc->ready ||
 			    rpc->copying || rpc->msgin.length < 0 ||
-			    rpc->msgin.num_bpages)
+			    rpc->msgin.num_bpages || !homa_msgin_share_ok(rpc))
 				continue;
 			if (!best || rpc->msgin.length < best->msgin.length)
 				best = rpc;

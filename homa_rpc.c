@@ -213,6 +213,7 @@ void homa_msgin_release(struct homa_rpc *rpc)
 	u32 i;
 
 	lockdep_assert_held(&rpc->hsk->lock);
+	homa_msgin_uncharge(rpc);
 	for (i = 0; i < rpc->msgin.num_bpages && pool; i++)
 		homa_pool_release(&pool->state, rpc->msgin.bpage_offsets[i]);
 	rpc->msgin.num_bpages = 0;

@@ -76,12 +76,14 @@ static bool homa_probe_stall_counts(const struct homa_probe_view *v)
  * @par: its timing.
  * @ms: time since the last tick.
  *
- * A message held back by this host counts no silence and no stall. Past
- * @par->stall_ms without progress the RPC stalls. It times out only when
- * it has been silent for @par->timeout_ms, HOMA_TIMEOUT_PROBES probes went
- * unanswered and its whole peer is silent. Otherwise it probes after
- * @par->wait_ms of silence, then every @par->interval_ms, doubled for each
- * unanswered probe (up to HOMA_PROBE_DOUBLINGS times) and for each BUSY.
+ * Past @par->stall_ms without progress the RPC stalls, even while this
+ * host holds its message back (a forged message that no grant would ever
+ * complete must not live forever); a held message counts no silence. The
+ * RPC times out only when it has been silent for @par->timeout_ms,
+ * HOMA_TIMEOUT_PROBES probes went unanswered and its whole peer is silent.
+ * Otherwise it probes after @par->wait_ms of silence, then every
+ * @par->interval_ms, doubled for each unanswered probe (up to
+ * HOMA_PROBE_DOUBLINGS times) and for each BUSY.
  *
  * Return: the action.
  */
@@ -92,17 +94,16 @@ enum homa_probe_action homa_probe_tick(struct homa_probe *p,
 {
 	int interval;
 
-	if (v->held) {
-		/* Its silence starts when we let the sender go on. */
-		p->silent_ms = 0;
-		p->probes = 0;
-		p->stall_ms = 0;
-		return HOMA_PROBE_NONE;
-	}
 	if (par->stall_ms && homa_probe_stall_counts(v)) {
 		p->stall_ms += ms;
 		if (p->stall_ms >= par->stall_ms)
 			return HOMA_PROBE_STALL;
+	}
+	if (v->held) {
+		/* Its silence starts when we let the sender go on. */
+		p->silent_ms = 0;
+		p->probes = 0;
+		return HOMA_PROBE_NONE;
 	}
 	p->silent_ms += ms;
 	p->since_probe_ms += ms;

@@ -87,7 +87,8 @@ struct homa_probe_view {
 
 	/**
 	 * @held: the incoming message waits for this host (its grants or
-	 * buffer space), not for its sender: no silence counts.
+	 * buffer space), not for its sender: no silence counts (the stall
+	 * does).
 	 */
 	bool held;
 

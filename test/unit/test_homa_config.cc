@@ -85,6 +85,7 @@ const Expected kExpected[] = {
 	/* Bounded state (issue 15). */
 	SCALAR(peer_rpc_limit, "peer_rpc_limit", 5000),
 	SCALAR(sock_rpc_limit, "sock_rpc_limit", 20000),
+	SCALAR(peer_pool_pct, "peer_pool_pct", 50),
 	SCALAR(stall_ms, "stall_ms", 10000),
 	SCALAR(max_peers, "max_peers", 50000),
 };
@@ -625,6 +626,7 @@ TEST(homa_config_check, spec_ranges_from_spec)
 		{ "peer_rpc_limit", -1 },	{ "sock_rpc_limit", -1 },
 		{ "stall_ms", -1 },		{ "max_peers", -1 },
 		{ "rmem_max", 9999 },
+		{ "peer_pool_pct", -1 },	{ "peer_pool_pct", 101 },
 		{ "incast_threshold", -1 },
 		{ "incast_unsched_bytes", 0 },
 		{ "incast_unsched_bytes", 1000001 },

@@ -728,6 +728,64 @@ TEST(homa_pool, homa_pool_bpages_needed__lengths)
 		EXPECT_EQ(homa_pool_bpages_needed(c.len), c.want) << c.len;
 }
 
+/* ---- homa_pool_share_ok ------------------------------------------------- */
+
+TEST(homa_pool, homa_pool_share_ok__cases)
+{
+	const struct {
+		uint32_t num;
+		int pct;
+		uint32_t held, len;
+		bool want;
+	} cases[] = {
+		/* No limit, or a peer holding nothing: always. */
+		{ 1000, 0, 999, 1000000, true },
+		{ 1000, 50, 0, 0xffffffffu, true },
+		/* 50% of 1000 bpages: 500. */
+		{ 1000, 50, 499, 1, true },
+		{ 1000, 50, 499, 65536, true },
+		{ 1000, 50, 499, 65537, false },
+		{ 1000, 50, 500, 1, false },
+		{ 1000, 50, 484, 1000000, true },
+		{ 1000, 50, 485, 1000000, false },
+		/* The share rounds down: 33% of 10 bpages is 3. */
+		{ 10, 33, 2, 1, true },
+		{ 10, 33, 3, 1, false },
+		{ 10, 100, 9, 65536, true },
+		{ 10, 100, 10, 1, false },
+		/* No overflow at the largest pool. */
+		{ 65536, 100, 65535, 65536, true },
+		{ 65536, 100, 65535, 65537, false },
+	};
+
+	for (const auto &c : cases)
+		EXPECT_EQ(homa_pool_share_ok(c.num, c.pct, c.held, c.len),
+			  c.want)
+			<< c.num << " " << c.pct << " " << c.held << " "
+			<< c.len;
+}
+
+TEST(homa_pool, homa_pool_share_ok__random_against_model)
+{
+	uint64_t seed = unit::test_seed();
+	std::mt19937_64 rng(seed);
+
+	for (int i = 0; i < 100000; i++) {
+		uint32_t num = (uint32_t)(rng() % 65537);
+		int pct = (int)(rng() % 101);
+		uint32_t held = (uint32_t)(rng() % (num + 2));
+		uint32_t len = (uint32_t)(rng() % 2000000);
+		/* Whole bpages the message spans, counted byte by byte. */
+		uint64_t need = len / 65536 + (len % 65536 ? 1 : 0);
+		bool want = pct == 0 || held == 0 ||
+			    100 * ((uint64_t)held + need) <= (uint64_t)num * pct;
+
+		ASSERT_EQ(homa_pool_share_ok(num, pct, held, len), want)
+			<< "seed " << seed << " " << num << " " << pct << " "
+			<< held << " " << len;
+	}
+}
+
 /* ---- homa_pool_check_region --------------------------------------------- */
 
 struct Region {

@@ -155,20 +155,32 @@ TEST(homa_probe_replied, resets_silence_only)
 	EXPECT_EQ(pr.p.probes, 2);
 }
 
-TEST(homa_probe_tick, held_message_counts_nothing)
+TEST(homa_probe_tick, held_message_counts_no_silence)
 {
 	Probe pr;
-	homa_probe_params par = params(100, 1000, 5, 5);
+	homa_probe_params par = params(100, 0, 5, 5);
 
 	pr.p.silent_ms = 50;
 	pr.p.probes = 4;
-	pr.p.stall_ms = 999;
 	for (int i = 0; i < 5000; i++)
 		ASSERT_EQ(pr.tick(view(true, true, false, true), par, 1),
 			  HOMA_PROBE_NONE);
 	EXPECT_EQ(pr.p.silent_ms, 0);
 	EXPECT_EQ(pr.p.probes, 0);
-	EXPECT_EQ(pr.p.stall_ms, 0);
+}
+
+TEST(homa_probe_tick, held_message_stalls)
+{
+	Probe pr;
+	homa_probe_params par = params(100, 300, 5, 5);
+	homa_probe_action act = HOMA_PROBE_NONE;
+	int i;
+
+	pr.p.stall_ms = 100;
+	for (i = 0; i < 1000 && act == HOMA_PROBE_NONE; i++)
+		act = pr.tick(view(true, true, false, true), par, 1);
+	EXPECT_EQ(act, HOMA_PROBE_STALL);
+	EXPECT_EQ(i, 200);
 }
 
 TEST(homa_probe_tick, first_probe_after_the_wait)
@@ -345,7 +357,7 @@ struct Model {
 	long stall() const
 	{
 		return sum_since([](const Ev &e) {
-			return e.kind == PROGRESS || (e.kind == TICK && e.held);
+			return e.kind == PROGRESS;
 		}, true);
 	}
 	/* INT_MAX: a packet made the next probe overdue. */
@@ -392,10 +404,10 @@ struct Model {
 		bool counts = !(v.receiving && v.nothing_yet);
 
 		h.push_back({ TICK, ms, v.held, counts });
-		if (v.held)
-			return HOMA_PROBE_NONE;
 		if (par.stall_ms && counts && stall() >= par.stall_ms)
 			return HOMA_PROBE_STALL;
+		if (v.held)
+			return HOMA_PROBE_NONE;
 		if (silent() >= par.timeout_ms &&
 		    probes() >= HOMA_TIMEOUT_PROBES && v.peer_silent)
 			return HOMA_PROBE_TIMEOUT;
