@@ -353,6 +353,16 @@ struct homa_msgout {
 	/** @next_xmit_offset: offset of the first byte not yet sent. */
 	u32 next_xmit_offset;
 
+	/**
+	 * @resend_next: the next packet to send again for a RESEND (below
+	 * @next_xmit), or NULL. Retransmissions go through the pacer like
+	 * fresh packets (homa_msgout_next() gives them first).
+	 */
+	struct sk_buff *resend_next;
+
+	/** @resend_end: one past the last byte a RESEND asked for. */
+	u32 resend_end;
+
 	/** @granted: the receiver lets us send every byte below this. */
 	u32 granted;
 
@@ -820,6 +830,9 @@ void homa_xmit_data(struct homa_rpc *rpc);
 struct sk_buff *homa_msgout_next(struct homa_rpc *rpc);
 void homa_xmit_data_next(struct homa_rpc *rpc);
 void homa_resend_data(struct homa_rpc *rpc, u32 start, u32 end);
+u32 homa_msgout_left(const struct homa_rpc *rpc, struct sk_buff *skb);
+bool homa_msgout_is_resend(const struct homa_rpc *rpc,
+			   const struct sk_buff *skb);
 void homa_msgout_restart(struct homa_rpc *rpc);
 
 /* homa_sendmsg.c */

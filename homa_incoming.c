@@ -262,12 +262,11 @@ static void homa_resend_pkt(struct homa_rpc *rpc, const struct homa_pkt *pkt)
 	end = min_t(u32, end, out->length);
 	out->priority = pkt->resend.priority;
 	homa_resend_data(rpc, pkt->resend.offset, end);
-	if (end > out->granted) {
+	if (end > out->granted)
 		out->granted = end;
-		homa_xmit_data(rpc);
-	} else if (pkt->resend.offset >= out->next_xmit_offset) {
+	else if (pkt->resend.offset >= out->next_xmit_offset)
 		homa_rpc_xmit_busy(rpc);
-	}
+	homa_xmit_data(rpc);
 }
 
 /* A packet of type @type for @rpc arrived: its silence and probe counts. */

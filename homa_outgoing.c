@@ -192,9 +192,60 @@ struct sk_buff *homa_msgout_next(struct homa_rpc *rpc)
 	struct sk_buff *skb = rpc->msgout.next_xmit;
 
 	lockdep_assert_held(&rpc->hsk->lock);
+	if (rpc->msgout.resend_next)
+		return rpc->msgout.resend_next;
 	if (skb && homa_skb_cb(skb)->offset < rpc->msgout.granted)
 		return skb;
 	return NULL;
+}
+
+/**
+ * homa_msgout_left() - Bytes of an RPC's message not yet sent once @skb
+ * (from homa_msgout_next()) is, which ranks it in the pacer's SRPT order.
+ * A retransmission leaves what is not sent unchanged.
+ * @rpc: the RPC; the caller holds its socket's lock.
+ * @skb: the packet about to be sent.
+ *
+ * Return: the bytes.
+ */
+u32 homa_msgout_left(const struct homa_rpc *rpc, struct sk_buff *skb)
+{
+	const struct homa_msgout *out = &rpc->msgout;
+
+	if (skb == out->resend_next)
+		return out->length - out->next_xmit_offset;
+	return out->length - homa_skb_cb(skb)->offset - skb->len +
+	       sizeof(struct homa_data_hdr);
+}
+
+/**
+ * homa_msgout_is_resend() - Is @skb (from homa_msgout_next()) sent again
+ * for a RESEND rather than for the first time?
+ * @rpc: the RPC; the caller holds its socket's lock.
+ * @skb: the packet.
+ *
+ * Return: true for a retransmission.
+ */
+bool homa_msgout_is_resend(const struct homa_rpc *rpc,
+			   const struct sk_buff *skb)
+{
+	return skb == rpc->msgout.resend_next;
+}
+
+/* Send the next packet a RESEND asked for, and move on past it. */
+static void homa_xmit_resend_next(struct homa_rpc *rpc)
+{
+	struct homa_msgout *out = &rpc->msgout;
+	struct sk_buff *skb = out->resend_next;
+	struct sk_buff *next;
+
+	homa_xmit_data_pkt(rpc, skb, true);
+	homa_metric_inc(rpc->hsk->hnet, HOMA_M_data_resent);
+	next = skb_queue_is_last(&out->packets, skb) ? NULL : skb->next;
+	if (next && (homa_skb_cb(next)->offset >= out->resend_end ||
+		     homa_skb_cb(next)->offset >= out->next_xmit_offset))
+		next = NULL;
+	out->resend_next = next;
 }
 
 /**
@@ -209,6 +260,10 @@ void homa_xmit_data_next(struct homa_rpc *rpc)
 
 	if (!skb)
 		return;
+	if (skb == out->resend_next) {
+		homa_xmit_resend_next(rpc);
+		return;
+	}
 	homa_xmit_data_pkt(rpc, skb, false);
 	out->next_xmit_offset = homa_skb_cb(skb)->offset + skb->len -
 				sizeof(struct homa_data_hdr);
@@ -235,7 +290,10 @@ void homa_xmit_data(struct homa_rpc *rpc)
 }
 
 /**
- * homa_resend_data() - Send again the packets of a range already sent.
+ * homa_resend_data() - Mark the packets of a range already sent to be
+ * sent again; homa_xmit_data() (or the pacer) sends them, before any
+ * fresh packet. A range asked for while another waits is merged with it,
+ * so repeated RESENDs for bytes still waiting add no copies.
  * @rpc: the RPC; the caller holds its socket's lock.
  * @start: first byte asked for.
  * @end: one past the last byte asked for.
@@ -246,19 +304,23 @@ void homa_resend_data(struct homa_rpc *rpc, u32 start, u32 end)
 	struct sk_buff *skb;
 
 	lockdep_assert_held(&rpc->hsk->lock);
+	end = min(end, out->next_xmit_offset);
+	if (out->resend_next) {
+		start = min(start, homa_skb_cb(out->resend_next)->offset);
+		end = max(end, out->resend_end);
+	}
+	if (start >= end)
+		return;
 	skb_queue_walk(&out->packets, skb) {
 		u32 offset = homa_skb_cb(skb)->offset;
-		u32 pkt_end = offset + skb->len - sizeof(struct homa_data_hdr);
 
-		if (offset >= out->next_xmit_offset || offset >= end)
+		if (offset >= end)
 			break;
-		if (pkt_end <= start)
-			continue;
-		/* Retransmissions skip the pacer: they repair a stall. */
-		homa_xmit_account(rpc->hsk->hnet,
-				  homa_xmit_pkt_bytes(rpc, skb));
-		homa_xmit_data_pkt(rpc, skb, true);
-		homa_metric_inc(rpc->hsk->hnet, HOMA_M_data_resent);
+		if (offset + skb->len - sizeof(struct homa_data_hdr) > start) {
+			out->resend_next = skb;
+			out->resend_end = end;
+			return;
+		}
 	}
 }
 
@@ -274,6 +336,7 @@ void homa_msgout_restart(struct homa_rpc *rpc)
 	lockdep_assert_held(&rpc->hsk->lock);
 	out->next_xmit = skb_peek(&out->packets);
 	out->next_xmit_offset = 0;
+	out->resend_next = NULL;
 	out->granted = out->unscheduled;
 	/* Sending again: no RTT sample from this message (Karn). */
 	rpc->rtt_start = 0;

@@ -8,8 +8,10 @@
  * make the queue too long is not sent: its message waits on the throttled
  * lists, and a per-namespace kthread releases the waiting messages'
  * packets as the queue drains, fewest bytes remaining first, with
- * pacer_fifo_fraction of the bytes for the oldest message. Control packets,
- * retransmissions and messages shorter than throttle_min_bytes skip the
+ * pacer_fifo_fraction of the bytes for the oldest message. Packets sent
+ * again for a RESEND go through it as fresh ones do (ahead of the
+ * message's fresh packets), so a storm of RESENDs cannot flood the link.
+ * Control packets and messages shorter than throttle_min_bytes skip the
  * pacer but count in the estimate (homa_xmit_account()). The thread
  * sleeps on a waitqueue while nothing is throttled, and in an hrtimer
  * sleep while the queue drains.
@@ -112,8 +114,9 @@ static void __homa_pacer_throttle(struct homa_rpc *rpc, u32 remaining)
 }
 
 /**
- * homa_pacer_admit() - May a fresh DATA packet go now? If not, its RPC
- * waits for the pacer thread, which sends it and the rest later.
+ * homa_pacer_admit() - May a DATA packet (fresh or sent again for a
+ * RESEND) go now? If not, its RPC waits for the pacer thread, which sends
+ * it and the rest later.
  * @rpc: the RPC; the caller holds its socket's lock.
  * @skb: the packet, homa_msgout_next(@rpc).
  *
@@ -143,11 +146,13 @@ bool homa_pacer_admit(struct homa_rpc *rpc, struct sk_buff *skb)
 		send = false;
 	if (send) {
 		homa_rtt_unsched_sent(&pacer->unsched, homa_pacer_payload(skb),
-				      offset < out->unscheduled, throttled);
+				      offset < out->unscheduled &&
+				      !homa_msgout_is_resend(rpc, skb),
+				      throttled);
 		if (out->length >= p.throttle_min_bytes)
 			__homa_pacer_note_queue(hnet, now);
 	} else {
-		__homa_pacer_throttle(rpc, out->length - offset);
+		__homa_pacer_throttle(rpc, out->length - out->next_xmit_offset);
 	}
 	spin_unlock(&pacer->lock);
 	return send;
@@ -214,11 +219,12 @@ static void __homa_pacer_account(struct homa_rpc *rpc, struct sk_buff *skb,
 	homa_pace_sent(&pacer->state, p, now, homa_xmit_pkt_bytes(rpc, skb));
 	homa_pace_charge(&pacer->state, p, payload, fifo);
 	homa_rtt_unsched_sent(&pacer->unsched, payload,
-			      offset < rpc->msgout.unscheduled, 1);
+			      offset < rpc->msgout.unscheduled &&
+			      !homa_msgout_is_resend(rpc, skb), 1);
 	__homa_pacer_note_queue(hnet, now);
 	homa_metric_add(hnet, HOMA_M_pacer_bytes, payload);
 	__homa_pacer_remove(rpc);
-	rpc->pacer_remaining = rpc->msgout.length - offset - payload;
+	rpc->pacer_remaining = homa_msgout_left(rpc, skb);
 	__homa_pacer_insert(pacer, rpc);
 }
 
