@@ -2,15 +2,17 @@
 /*
  * The receiver's grant scheduler, one per namespace. Incoming
  * messages longer than their unscheduled bytes join the namespace's grant
- * list (whatever socket they arrive on) until their last byte arrives or
- * their RPC ends. Each event that can change a decision (a DATA packet
- * for a listed message, a message leaving the list, buffer space found
- * for a stalled one) runs a pass: under the grant lock the list becomes
- * an array of candidates for homa_srpt_grants(), and each decision that
- * grants new bytes is committed to its message's granted offset; then,
- * the lock dropped, a GRANT carrying the offset and the scheduled
- * priority goes out for each. The socket and peer of each GRANT are held
- * across the unlock, since the RPC may end meanwhile.
+ * tree (whatever socket they arrive on), ordered by bytes remaining, until
+ * their last byte arrives or their RPC ends. Each event that can change a
+ * decision (a DATA packet for a listed message, a message leaving the
+ * tree, buffer space found for a stalled one) runs a pass: under the grant
+ * lock the first HOMA_GRANT_MAX_CANDS messages become an array of
+ * candidates for homa_srpt_grants() (what the others are owed is a running
+ * sum, so a pass does not walk them), and each decision that grants new
+ * bytes is committed to its message's granted offset; then, the lock
+ * dropped, a GRANT carrying the offset and the scheduled priority goes out
+ * for each. The socket and peer of each GRANT are held across the unlock,
+ * since the RPC may end meanwhile.
  */
 
 #include "homa_impl.h"
@@ -47,8 +49,10 @@ struct homa_grant_send {
 void homa_grant_init(struct homa_grant *g)
 {
 	spin_lock_init(&g->lock);
-	INIT_LIST_HEAD(&g->rpcs);
+	g->rpcs = RB_ROOT_CACHED;
 	g->next_birth = 0;
+	g->num_listed = 0;
+	g->owed = 0;
 	homa_srpt_fifo_init(&g->fifo);
 }
 
@@ -58,7 +62,7 @@ void homa_grant_init(struct homa_grant *g)
  */
 void homa_grant_rpc_init(struct homa_grant_rpc *gr)
 {
-	INIT_LIST_HEAD(&gr->links);
+	RB_CLEAR_NODE(&gr->node);
 }
 
 static u32 homa_grant_remaining(const struct homa_grant_rpc *gr)
@@ -66,20 +70,48 @@ static u32 homa_grant_remaining(const struct homa_grant_rpc *gr)
 	return gr->length - gr->received;
 }
 
-/* Move @gr toward the front until the list is sorted by remaining. */
-static void homa_grant_sort(struct homa_grant *g, struct homa_grant_rpc *gr)
+/* The tree's order: fewer bytes remaining first, then the older. */
+static bool homa_grant_less(struct rb_node *a, const struct rb_node *b)
 {
-	struct list_head *pos = gr->links.prev;
-	struct homa_grant_rpc *prev;
+	const struct homa_grant_rpc *x = rb_entry(a, struct homa_grant_rpc,
+						  node);
+	const struct homa_grant_rpc *y = rb_entry(b, struct homa_grant_rpc,
+						  node);
+
+	if (homa_grant_remaining(x) != homa_grant_remaining(y))
+		return homa_grant_remaining(x) < homa_grant_remaining(y);
+	return x->birth < y->birth;
+}
+
+static bool homa_grant_listed(const struct homa_grant_rpc *gr)
+{
+	return !RB_EMPTY_NODE(&gr->node);
+}
+
+/* Count again what @rpc's listed message is owed (granted, not received). */
+static void homa_grant_recount(struct homa_grant *g, struct homa_rpc *rpc)
+{
+	struct homa_grant_rpc *gr = &rpc->grant;
+	u32 granted = min(rpc->msgin.granted, gr->length);
 
 	lockdep_assert_held(&g->lock);
-	while (pos != &g->rpcs) {
-		prev = list_entry(pos, struct homa_grant_rpc, links);
-		if (homa_grant_remaining(prev) <= homa_grant_remaining(gr))
-			break;
-		pos = pos->prev;
-	}
-	list_move(&gr->links, pos);
+	g->owed -= gr->owed;
+	gr->owed = granted > gr->received ? granted - gr->received : 0;
+	g->owed += gr->owed;
+}
+
+/* Take @gr off the list if it is on it; returns true if it was. */
+static bool homa_grant_drop(struct homa_grant *g, struct homa_grant_rpc *gr)
+{
+	lockdep_assert_held(&g->lock);
+	if (!homa_grant_listed(gr))
+		return false;
+	rb_erase_cached(&gr->node, &g->rpcs);
+	RB_CLEAR_NODE(&gr->node);
+	g->num_listed--;
+	g->owed -= gr->owed;
+	gr->owed = 0;
+	return true;
 }
 
 /*
@@ -91,26 +123,28 @@ static bool homa_grant_note(struct homa_grant *g, struct homa_rpc *rpc)
 {
 	struct homa_grant_rpc *gr = &rpc->grant;
 	struct homa_msgin *in = &rpc->msgin;
-	bool listed = !list_empty(&gr->links);
 
 	lockdep_assert_held(&rpc->hsk->lock);
 	lockdep_assert_held(&g->lock);
 	if (rpc->state != RPC_INCOMING || in->length < 0 ||
-	    homa_gaps_complete(&in->gaps)) {
-		list_del_init(&gr->links);
-		return listed;
-	}
-	if (!listed) {
+	    homa_gaps_complete(&in->gaps))
+		return homa_grant_drop(g, gr);
+	if (!homa_grant_listed(gr)) {
 		/* Short enough to need no grant: never listed. */
 		if (in->granted >= in->length)
 			return false;
 		gr->birth = g->next_birth++;
 		gr->length = in->length;
-		list_add_tail(&gr->links, &g->rpcs);
+		gr->owed = 0;
+		g->num_listed++;
+	} else {
+		/* Its key (bytes remaining) changes: out, then in again. */
+		rb_erase_cached(&gr->node, &g->rpcs);
 	}
 	gr->received = in->length - in->gaps.bytes_remaining;
 	gr->stalled = in->num_bpages == 0;
-	homa_grant_sort(g, gr);
+	rb_add_cached(&gr->node, &g->rpcs, homa_grant_less);
+	homa_grant_recount(g, rpc);
 	return true;
 }
 
@@ -132,29 +166,31 @@ static void homa_grant_cand(struct homa_srpt_cand *c, struct homa_rpc *rpc)
 /*
  * Fill the candidate array from the list (the shortest messages, if there
  * are more than fit); the granted-but-unreceived bytes of the others go
- * to @other. Returns the number of candidates.
+ * to @other, from the running sum, so a pass costs the same however many
+ * messages are listed. Returns the number of candidates.
  */
 static u32 homa_grant_gather(struct homa_net *hnet, u64 *other)
 {
 	struct homa_grant *g = &hnet->grant;
 	struct homa_grant_rpc *gr;
 	struct homa_rpc *rpc;
-	u32 n = 0, granted;
+	struct rb_node *node;
+	u64 owed = 0;
+	u32 n = 0;
 
 	lockdep_assert_held(&g->lock);
-	*other = 0;
-	list_for_each_entry(gr, &g->rpcs, links) {
+	for (node = rb_first_cached(&g->rpcs);
+	     node && n < HOMA_GRANT_MAX_CANDS; node = rb_next(node)) {
+		gr = rb_entry(node, struct homa_grant_rpc, node);
 		rpc = container_of(gr, struct homa_rpc, grant);
-		if (n < HOMA_GRANT_MAX_CANDS) {
-			homa_grant_cand(&g->cands[n], rpc);
-			g->cand_rpcs[n++] = rpc;
-			continue;
-		}
-		homa_metric_inc(hnet, HOMA_M_grant_overflow);
-		granted = min(rpc->msgin.granted, gr->length);
-		if (granted > gr->received)
-			*other += granted - gr->received;
+		homa_grant_cand(&g->cands[n], rpc);
+		g->cand_rpcs[n++] = rpc;
+		owed += gr->owed;
 	}
+	if (g->num_listed > n)
+		homa_metric_add(hnet, HOMA_M_grant_overflow,
+				g->num_listed - n);
+	*other = g->owed - owed;
 	return n;
 }
 
@@ -175,6 +211,7 @@ static bool homa_grant_commit(struct homa_net *hnet,
 	/* Pairs with READ_ONCE() in the timer and HOMAIOCINFO. */
 	WRITE_ONCE(rpc->msgin.granted, d->offset);
 	WRITE_ONCE(rpc->msgin.sched_prio, d->priority);
+	homa_grant_recount(&hnet->grant, rpc);
 	homa_metric_inc(hnet, HOMA_M_grant_decisions);
 	homa_metric_add(hnet, HOMA_M_grant_bytes, d->offset - old);
 	if (d->fifo)
@@ -329,8 +366,7 @@ bool homa_grant_unlist(struct homa_rpc *rpc)
 
 	lockdep_assert_held(&rpc->hsk->lock);
 	spin_lock(&g->lock);
-	listed = !list_empty(&rpc->grant.links);
-	list_del_init(&rpc->grant.links);
+	listed = homa_grant_drop(g, &rpc->grant);
 	spin_unlock(&g->lock);
 	return listed;
 }

@@ -12,6 +12,7 @@
 #define _HOMA_GRANT_H
 
 #include <linux/list.h>
+#include <linux/rbtree.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
@@ -36,10 +37,10 @@
  */
 struct homa_grant_rpc {
 	/**
-	 * @links: link in homa_grant.rpcs; empty when the message is not
-	 * on the list.
+	 * @node: node in homa_grant.rpcs; cleared (RB_EMPTY_NODE) when the
+	 * message is not in the tree.
 	 */
-	struct list_head links;
+	struct rb_node node;
 
 	/** @birth: homa_grant.next_birth when the message joined. */
 	u64 birth;
@@ -49,6 +50,12 @@ struct homa_grant_rpc {
 
 	/** @received: bytes of the message received so far. */
 	u32 received;
+
+	/**
+	 * @owed: granted bytes of the message not yet received, as counted
+	 * in homa_grant.owed.
+	 */
+	u32 owed;
 
 	/** @stalled: no receive buffers yet, so it must not be granted. */
 	bool stalled;
@@ -67,13 +74,24 @@ struct homa_grant {
 
 	/**
 	 * @rpcs: incoming messages (of every socket of the namespace) that
-	 * are longer than their unscheduled bytes and not yet complete,
-	 * fewest bytes remaining first.
+	 * are longer than their unscheduled bytes and not yet complete, in
+	 * a tree ordered by bytes remaining, then age (the first is the
+	 * shortest): joining, moving and leaving cost O(log n).
 	 */
-	struct list_head rpcs;
+	struct rb_root_cached rpcs;
 
 	/** @next_birth: gives every message joining @rpcs its age. */
 	u64 next_birth;
+
+	/** @num_listed: messages in @rpcs. */
+	u32 num_listed;
+
+	/**
+	 * @owed: the sum of homa_grant_rpc.owed over @rpcs, kept as they
+	 * change, so that a decision reads what the messages past its
+	 * candidates are owed without walking them.
+	 */
+	u64 owed;
 
 	/** @fifo: what the FIFO share remembers between decisions. */
 	struct homa_srpt_fifo fifo;

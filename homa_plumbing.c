@@ -552,7 +552,7 @@ static void __net_exit homa_net_exit(struct net *net)
 	homa_timer_stop(hnet);
 	homa_cutoffs_exit(hnet);
 	/* Every socket is gone, so every message left the grant list. */
-	WARN_ON_ONCE(!list_empty(&hnet->grant.rpcs));
+	WARN_ON_ONCE(!RB_EMPTY_ROOT(&hnet->grant.rpcs.rb_root));
 	homa_pacer_net_exit(hnet);
 	homa_peer_rtt_net_exit(hnet);
 	homa_peertab_exit(hnet);
