@@ -302,14 +302,20 @@ struct homa_net {
 	u32 timer_count;
 
 	/**
+	 * @timer_ms: milliseconds the timer has counted since the namespace
+	 * started (each firing adds at most a jiffy's worth, however late
+	 * it is); written by the timer only. An RPC's waiting is counted
+	 * from it (homa_rpc.timer_ms).
+	 */
+	u64 timer_ms;
+
+	/**
 	 * @rx_expected: bytes granted to (or sent unscheduled by) the
 	 * senders of all incoming messages and not received yet, as the
-	 * last timer firing summed them; timer only.
+	 * timer last counted them (the sum of homa_sock.rx_owed); timer
+	 * only.
 	 */
 	u64 rx_expected;
-
-	/** @rx_expected_sum: the sum being built by the current firing. */
-	u64 rx_expected_sum;
 
 	/** @grant: the receiver's grant scheduler (homa_grant.c). */
 	struct homa_grant grant;
@@ -481,6 +487,18 @@ struct homa_rpc {
 	/** @active_links: link in homa_sock.active_rpcs. */
 	struct list_head active_links;
 
+	/**
+	 * @timer_ms: homa_net.timer_ms when the timer last looked at the
+	 * RPC (or when it was created).
+	 */
+	u64 timer_ms;
+
+	/**
+	 * @owed: bytes the RPC's sender may send that had not arrived when
+	 * the timer last looked, as counted in homa_sock.rx_owed.
+	 */
+	u32 owed;
+
 	/** @ready_links: link in homa_sock.ready_rpcs. */
 	struct list_head ready_links;
 
@@ -560,8 +578,15 @@ struct homa_sock {
 	/** @lock: protects the RPCs below, their messages and @pool. */
 	spinlock_t lock;
 
-	/** @active_rpcs: every RPC of the socket that is not dead. */
+	/**
+	 * @active_rpcs: every RPC of the socket that is not dead, in the
+	 * order the timer looks at them (it moves each it looks at to the
+	 * end).
+	 */
 	struct list_head active_rpcs;
+
+	/** @rx_owed: the sum of homa_rpc.owed over @active_rpcs. */
+	u64 rx_owed;
 
 	/** @ready_rpcs: RPCs whose incoming message (or error) is ready. */
 	struct list_head ready_rpcs;

@@ -44,6 +44,7 @@ static int homa_sk_init(struct sock *sk)
 	sk->sk_write_space = homa_write_space;
 	spin_lock_init(&hsk->lock);
 	INIT_LIST_HEAD(&hsk->active_rpcs);
+	hsk->rx_owed = 0;
 	INIT_LIST_HEAD(&hsk->ready_rpcs);
 	INIT_LIST_HEAD(&hsk->dead_rpcs);
 	skb_queue_head_init(&hsk->dead_skbs);

@@ -35,6 +35,7 @@ static struct homa_rpc *homa_rpc_alloc(struct homa_sock *hsk,
 	INIT_LIST_HEAD(&rpc->pacer_links);
 	INIT_LIST_HEAD(&rpc->pacer_fifo_links);
 	list_add_tail(&rpc->active_links, &hsk->active_rpcs);
+	rpc->timer_ms = READ_ONCE(hsk->hnet->timer_ms);
 	hsk->num_rpcs++;
 	homa_metric_inc(hsk->hnet, HOMA_M_rpcs_live);
 	return rpc;
@@ -260,6 +261,8 @@ void homa_rpc_end(struct homa_rpc *rpc)
 	homa_rpc_delivered(rpc);
 	hash_del(&rpc->hash_node);
 	list_del(&rpc->active_links);
+	hsk->rx_owed -= rpc->owed;
+	rpc->owed = 0;
 	if (rpc->ready) {
 		list_del(&rpc->ready_links);
 		rpc->ready = false;

@@ -127,6 +127,12 @@ static bool homa_timer_waiting(struct homa_rpc *rpc, bool *receiving)
 	return true;
 }
 
+/*
+ * Most RPCs of one socket the timer looks at in one firing; with more, each
+ * is looked at every few firings, for the time since it last was.
+ */
+#define HOMA_TIMER_RPCS_PER_TICK 256
+
 /* Firings of the timer between two sweeps for idle peers. */
 #define HOMA_PEER_GC_TICKS 1000
 
@@ -257,8 +263,12 @@ static void homa_timer_params(struct homa_rpc *rpc,
 	}
 }
 
-static void homa_timer_rpc(struct homa_rpc *rpc, const struct homa_config *c,
-			   int ms)
+/*
+ * Count @ms of waiting for @rpc and act: probe, time out, give up.
+ * Returns the bytes its sender owes it (0 unless it waits for them).
+ */
+static u32 homa_timer_rpc(struct homa_rpc *rpc, const struct homa_config *c,
+			  int ms)
 {
 	struct homa_pkt need_ack = { .type = NEED_ACK };
 	struct homa_net *hnet = rpc->hsk->hnet;
@@ -268,7 +278,7 @@ static void homa_timer_rpc(struct homa_rpc *rpc, const struct homa_config *c,
 
 	lockdep_assert_held(&rpc->hsk->lock);
 	if (!homa_timer_waiting(rpc, &v.receiving))
-		return;
+		return 0;
 	v.held = v.receiving && homa_msgin_held(rpc);
 	v.nothing_yet = rpc->msgin.length < 0;
 	v.peer_silent = homa_peer_silent(rpc->peer,
@@ -277,10 +287,10 @@ static void homa_timer_rpc(struct homa_rpc *rpc, const struct homa_config *c,
 	switch (homa_probe_tick(&rpc->probe, &v, &par, ms)) {
 	case HOMA_PROBE_STALL:
 		homa_timer_give_up(rpc, HOMA_M_rpc_stall_timeouts, -ETIMEDOUT);
-		return;
+		return 0;
 	case HOMA_PROBE_TIMEOUT:
 		homa_timer_give_up(rpc, HOMA_M_rpc_timeouts, -ETIMEDOUT);
-		return;
+		return 0;
 	case HOMA_PROBE_SEND:
 		if (!homa_peer_probe_ok(hnet, rpc->peer))
 			break;
@@ -294,32 +304,53 @@ static void homa_timer_rpc(struct homa_rpc *rpc, const struct homa_config *c,
 		break;
 	case HOMA_PROBE_NONE:
 		if (v.held)
-			return;
+			return 0;
 		break;
 	}
-	if (v.receiving)
-		hnet->rx_expected_sum += homa_rpc_owed(rpc);
+	return v.receiving ? homa_rpc_owed(rpc) : 0;
 }
 
-static void homa_timer_sock(struct homa_sock *hsk, int ms)
+/*
+ * Look at up to HOMA_TIMER_RPCS_PER_TICK of the socket's RPCs, those the
+ * timer looked at longest ago, each with the time since it last did; the
+ * work of a firing does not grow with the number of RPCs. Returns the
+ * socket's homa_sock.rx_owed.
+ */
+static u64 homa_timer_sock(struct homa_sock *hsk)
 {
-	struct homa_rpc *rpc, *tmp;
+	struct homa_net *hnet = hsk->hnet;
+	struct homa_rpc *rpc;
+	int todo, ms;
+	u64 owed;
 
 	spin_lock_bh(&hsk->lock);
-	if (!hsk->shutdown)
-		list_for_each_entry_safe(rpc, tmp, &hsk->active_rpcs,
-					 active_links)
-			homa_timer_rpc(rpc, &hsk->hnet->config, ms);
+	todo = hsk->shutdown ? 0 : min(hsk->num_rpcs, HOMA_TIMER_RPCS_PER_TICK);
+	/* Each RPC looked at moves to the end, so none is seen twice. */
+	while (todo-- > 0) {
+		rpc = list_first_entry(&hsk->active_rpcs, struct homa_rpc,
+				       active_links);
+		list_move_tail(&rpc->active_links, &hsk->active_rpcs);
+		ms = min_t(u64, hnet->timer_ms - rpc->timer_ms, INT_MAX);
+		rpc->timer_ms = hnet->timer_ms;
+		owed = homa_timer_rpc(rpc, &hnet->config, ms);
+		if (rpc->state == RPC_DEAD)
+			continue;
+		hsk->rx_owed += owed - rpc->owed;
+		rpc->owed = owed;
+	}
+	owed = hsk->rx_owed;
 	homa_dedup_prune(hsk, 16);
 	spin_unlock_bh(&hsk->lock);
 	/* An idle application does not reap: the timer does, in steps. */
-	homa_rpc_reap(hsk, READ_ONCE(hsk->hnet->config.reap_limit));
+	homa_rpc_reap(hsk, READ_ONCE(hnet->config.reap_limit));
+	return owed;
 }
 
 static void homa_timer_fire(struct timer_list *t)
 {
 	struct homa_net *hnet = homa_timer_container_of(hnet, t, timer);
 	unsigned long now = jiffies;
+	u64 rx_expected = 0;
 	struct homa_sock *hsk;
 	int bkt, ms;
 
@@ -332,12 +363,12 @@ static void homa_timer_fire(struct timer_list *t)
 		     jiffies_to_msecs(1));
 	hnet->timer_jiffies = now;
 	hnet->timer_count++;
+	WRITE_ONCE(hnet->timer_ms, hnet->timer_ms + ms);
 	rcu_read_lock();
 	hash_for_each_rcu(hnet->socktab.buckets, bkt, hsk, socktab_node)
-		homa_timer_sock(hsk, ms);
+		rx_expected += homa_timer_sock(hsk);
 	rcu_read_unlock();
-	hnet->rx_expected = hnet->rx_expected_sum;
-	hnet->rx_expected_sum = 0;
+	hnet->rx_expected = rx_expected;
 	homa_pacer_tick(hnet);
 	if (hnet->timer_count % HOMA_PEER_GC_TICKS == 0)
 		homa_peer_gc(hnet);
