@@ -108,7 +108,7 @@ echo "# server: rpcs_live at most $max_live (cap $cap), now" \
 check "server rpcs_live within the cap: $max_live <= $cap + $LEGIT_RPCS" \
 	test "$max_live" -le $((cap + LEGIT_RPCS))
 if [ "$cap" -lt "$FLOOD" ]; then
-	check "flood RPCs beyond the cap counted" \
+	timed check "flood RPCs beyond the cap counted" \
 		test "$(metric fsrv drop_rpc_limit)" -gt 0
 fi
 rm -f "$samples" "$samples.slab" "$samples.atk"

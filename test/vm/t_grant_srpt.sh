@@ -61,14 +61,14 @@ for h in h1 h2; do
 		metric "$h" "data_tx_prio$lvl"; done | tr '\n' ' ')"
 done
 
-check_eq "completion order at the receiver" \
+timed check_eq "completion order at the receiver" \
 	"$(grep '^got' "$out" | tr '\n' ' ')" "got 200000 got 1000000 "
 check "grants sent" test "$(metric h0 pkts_tx_grant)" -gt 0
 check "grant decisions counted" test "$(metric h0 grant_decisions)" -gt 0
 check "grant bytes counted" test "$(metric h0 grant_bytes)" -gt 0
-check "shorter message scheduled at level 1" \
+timed check "shorter message scheduled at level 1" \
 	test "$(metric h2 data_tx_prio1)" -gt 0
-check_eq "longer message never at level 1" "$(metric h1 data_tx_prio1)" 0
+timed check_eq "longer message never at level 1" "$(metric h1 data_tx_prio1)" 0
 check "longer message scheduled at level 0" \
 	test "$(metric h1 data_tx_prio0)" -gt 0
 check "unscheduled bytes at level 4" test "$(metric h1 data_tx_prio4)" -gt 0

@@ -29,9 +29,9 @@ qseen=$(metric pace1 nic_queue_max_ns)
 echo "# paced: throttled $throttled, pacer_bytes $(metric pace1 pacer_bytes)," \
 	"wakeups $(metric pace1 pacer_wakeups), queue max $qseen ns" \
 	"(bound $bound)"
-check "messages throttled" test "$throttled" -ge 6
+timed check "messages throttled" test "$throttled" -ge 6
 check "pacer thread sent bytes" test "$(metric pace1 pacer_bytes)" -gt 0
-check "pacer thread woke" test "$(metric pace1 pacer_wakeups)" -gt 0
+timed check "pacer thread woke" test "$(metric pace1 pacer_wakeups)" -gt 0
 check "queue estimate seen" test "$qseen" -gt 0
 check "queue estimate within max_nic_queue_ns + one packet" \
 	test "$qseen" -le "$bound"
@@ -64,7 +64,7 @@ check "unpaced: 6 RPCs of 300000 B" in_ns pace1 "$HOMA_TEST" client \
 check_eq "nothing throttled with pacer_enable=0" \
 	"$(metric pace1 pacer_throttled)" "$before"
 echo "# unpaced: queue max $(metric pace1 nic_queue_max_ns) ns"
-check "without the pacer the queue estimate passes the bound" \
+timed check "without the pacer the queue estimate passes the bound" \
 	test "$(metric pace1 nic_queue_max_ns)" -gt "$bound"
 live_zero pace1 pace2
 finish

@@ -16,7 +16,7 @@ sleep 0.3
 check_eq "late copy dropped" "$(metric dd1 requests_deduped)" 1
 check_eq "request executed once" \
 	"$(grep -c 'duplicate request id 1001' "$out" || true)" 0
-check "executed request remembered" test "$(metric dd1 dedup_live)" -ge 1
+timed check "executed request remembered" test "$(metric dd1 dedup_live)" -ge 1
 check_eq "server RPC ended by the ACK" "$(metric dd1 rpcs_acked)" 1
 
 in_ns dd1 sysctl -q -w net.homa.dedup_ms=0
