@@ -110,7 +110,7 @@ void homa_msgin_start(struct homa_rpc *rpc, const struct homa_pkt *pkt)
 
 	lockdep_assert_held(&rpc->hsk->lock);
 	in->length = pkt->data.message_length;
-	if (rpc->id & 1)
+	if (!homa_is_client(rpc->id))
 		rpc->incast = pkt->data.flags & HOMA_DATA_INCAST;
 	homa_gaps_init(&in->gaps, in->length);
 	in->granted = min_t(u32, pkt->data.incoming, in->length);
@@ -172,7 +172,7 @@ static void homa_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 	struct homa_msgin *in = &rpc->msgin;
 	int added;
 
-	if (rpc->state == RPC_OUTGOING && !(rpc->id & 1))
+	if (rpc->state == RPC_OUTGOING && homa_is_client(rpc->id))
 		rpc->state = RPC_INCOMING;
 	if (rpc->state != RPC_INCOMING) {
 		homa_metric_inc(hnet, HOMA_M_drop_stale_data);
@@ -398,7 +398,7 @@ static struct homa_rpc *homa_find_rpc(struct homa_sock *hsk,
 
 	if (pkt->type == DATA)
 		return homa_data_rpc(hsk, peer, pkt);
-	if (id & 1)
+	if (!homa_is_client(id))
 		return homa_rpc_find_server(hsk, peer, pkt->sport, id);
 	return homa_rpc_find_client(hsk, id);
 }
@@ -411,7 +411,7 @@ static struct homa_rpc *homa_find_rpc(struct homa_sock *hsk,
 static void homa_port_unreachable(struct sk_buff *skb,
 				  const struct homa_pkt *pkt)
 {
-	if (pkt->type != DATA || pkt->sender_id & 1)
+	if (pkt->type != DATA || !homa_is_client(pkt->sender_id))
 		return;
 	if (ip_hdr(skb)->version == 4)
 		icmp_send(skb, ICMP_DEST_UNREACH, ICMP_PORT_UNREACH, 0);

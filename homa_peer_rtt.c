@@ -66,7 +66,8 @@ void homa_rpc_rtt_heard(struct homa_rpc *rpc, u8 type)
 	u64 start = rpc->rtt_start;
 
 	lockdep_assert_held(&rpc->hsk->lock);
-	if (!start || (type != GRANT && (type != DATA || (rpc->id & 1))))
+	if (!start ||
+	    (type != GRANT && (type != DATA || !homa_is_client(rpc->id))))
 		return;
 	rpc->rtt_start = 0;
 	rpc->rtt_done = true;

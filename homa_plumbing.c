@@ -260,7 +260,8 @@ static void homa_rpc_info_fill(struct homa_rpc *rpc, struct homa_rpc_info *ri)
 		ri->peer.in6.sin6_port = htons(rpc->dport);
 		ri->peer.in6.sin6_addr = *addr;
 	}
-	ri->completion_cookie = rpc->id & 1 ? 0 : rpc->completion_cookie;
+	ri->completion_cookie = homa_is_client(rpc->id) ?
+				rpc->completion_cookie : 0;
 	ri->tx_length = out->length;
 	if (out->length >= 0) {
 		ri->tx_sent = min_t(u32, out->next_xmit_offset, out->length);
@@ -354,7 +355,7 @@ static int homa_ioc_abort(struct sock *sk, void __user *arg)
 	if (copy_from_user(&args, arg, sizeof(args)))
 		return -EFAULT;
 	if (args._pad1 || args._pad2[0] || args._pad2[1] ||
-	    args.error > MAX_ERRNO || (args.id & 1))
+	    args.error > MAX_ERRNO || !homa_is_client(args.id))
 		return -EINVAL;
 	spin_lock_bh(&hsk->lock);
 	if (args.id) {
@@ -366,7 +367,7 @@ static int homa_ioc_abort(struct sock *sk, void __user *arg)
 	} else {
 		list_for_each_entry_safe(rpc, tmp, &hsk->active_rpcs,
 					 active_links)
-			if (!(rpc->id & 1))
+			if (homa_is_client(rpc->id))
 				homa_abort_rpc(rpc, args.error);
 	}
 	spin_unlock_bh(&hsk->lock);

@@ -290,7 +290,8 @@ static int homa_finish_recv(struct homa_sock *hsk, struct homa_rpc *rpc,
 	spin_lock_bh(&hsk->lock);
 	rpc->copying = false;
 	args->id = rpc->id;
-	args->completion_cookie = rpc->id & 1 ? 0 : rpc->completion_cookie;
+	args->completion_cookie = homa_is_client(rpc->id) ?
+				  rpc->completion_cookie : 0;
 	args->num_bpages = 0;
 	result = rpc->error ? rpc->error : copy_err;
 	if (!result && rpc->state != RPC_DEAD) {
@@ -307,7 +308,7 @@ static int homa_finish_recv(struct homa_sock *hsk, struct homa_rpc *rpc,
 		/* It ended while we copied: its buffers are ours to free. */
 		homa_msgin_release(rpc);
 		homa_rpc_free(rpc);
-	} else if (rpc->id & 1) {
+	} else if (!homa_is_client(rpc->id)) {
 		rpc->state = RPC_IN_SERVICE;
 		homa_rpc_delivered(rpc);
 	} else {

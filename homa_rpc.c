@@ -255,7 +255,7 @@ void homa_rpc_end(struct homa_rpc *rpc)
 	if (rpc->state == RPC_DEAD)
 		return;
 	/* A server RPC past RPC_INCOMING has handed its request over. */
-	if ((rpc->id & 1) && rpc->state != RPC_INCOMING)
+	if (!homa_is_client(rpc->id) && rpc->state != RPC_INCOMING)
 		homa_dedup_add(rpc);
 	rpc->state = RPC_DEAD;
 	homa_rpc_delivered(rpc);
@@ -268,7 +268,7 @@ void homa_rpc_end(struct homa_rpc *rpc)
 		rpc->ready = false;
 	}
 	hsk->num_rpcs--;
-	if (!(rpc->id & 1))
+	if (homa_is_client(rpc->id))
 		hsk->num_client_rpcs--;
 	homa_pacer_unthrottle(rpc);
 	skb_queue_splice_tail_init(&rpc->msgout.packets, &hsk->dead_skbs);

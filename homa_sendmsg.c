@@ -262,7 +262,7 @@ int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 			err = -EFAULT;
 		return err;
 	}
-	if (args.completion_cookie || !(args.id & 1) || args.flags)
+	if (args.completion_cookie || homa_is_client(args.id) || args.flags)
 		return homa_sock_error(hsk, -EINVAL,
 				       "sendmsg: a reply takes a server RPC id, no cookie, no flags");
 	return homa_send_reply(hsk, msg, len, args.id);

@@ -105,7 +105,7 @@ static bool homa_timer_waiting(struct homa_rpc *rpc, bool *receiving)
 	*receiving = false;
 	if (rpc->ready || rpc->copying)
 		return false;
-	if (rpc->id & 1) {
+	if (!homa_is_client(rpc->id)) {
 		if (rpc->state == RPC_INCOMING) {
 			*receiving = true;
 			return true;
