@@ -149,14 +149,14 @@ static bool homa_cutoffs_due(struct homa_peer *peer, u16 version)
 }
 
 /**
- * homa_cutoffs_check() - A DATA packet arrived: if its sender used cutoffs
+ * homa_cutoffs_resync() - A DATA packet arrived: if its sender used cutoffs
  * other than this host's current ones, send it the current ones.
  * @hsk: the socket the packet arrived on.
  * @peer: the sender.
  * @pkt: the parsed DATA packet.
  */
-void homa_cutoffs_check(struct homa_sock *hsk, struct homa_peer *peer,
-			const struct homa_pkt *pkt)
+void homa_cutoffs_resync(struct homa_sock *hsk, struct homa_peer *peer,
+			 const struct homa_pkt *pkt)
 {
 	u16 version = (u16)READ_ONCE(hsk->hnet->config.cutoff_version);
 	struct homa_pkt reply = { .type = CUTOFFS };

@@ -146,8 +146,8 @@ void homa_cutoffs_init(struct homa_net *hnet);
 void homa_cutoffs_exit(struct homa_net *hnet);
 void homa_cutoffs_record(struct homa_net *hnet, u32 length);
 void homa_cutoffs_tick(struct homa_net *hnet);
-void homa_cutoffs_check(struct homa_sock *hsk, struct homa_peer *peer,
-			const struct homa_pkt *pkt);
+void homa_cutoffs_resync(struct homa_sock *hsk, struct homa_peer *peer,
+			 const struct homa_pkt *pkt);
 void homa_cutoffs_pkt(struct homa_net *hnet, struct homa_peer *peer,
 		      const struct homa_pkt *pkt);
 u8 homa_cutoffs_unsched_prio(struct homa_net *hnet, struct homa_peer *peer,

@@ -854,7 +854,9 @@ void homa_msgout_attach(struct homa_rpc *rpc, struct sk_buff_head *packets,
 void homa_xmit_data(struct homa_rpc *rpc);
 struct sk_buff *homa_msgout_next(struct homa_rpc *rpc);
 void homa_xmit_data_next(struct homa_rpc *rpc);
-void homa_resend_data(struct homa_rpc *rpc, u32 start, u32 end);
+void homa_msgout_grant(struct homa_rpc *rpc, u32 offset, u8 priority);
+void homa_msgout_resend(struct homa_rpc *rpc, u32 offset, u32 length,
+			u8 priority);
 u32 homa_msgout_left(const struct homa_rpc *rpc, struct sk_buff *skb);
 bool homa_msgout_is_resend(const struct homa_rpc *rpc,
 			   const struct sk_buff *skb);
@@ -865,7 +867,7 @@ bool homa_sock_writeable(struct homa_sock *hsk);
 int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t len);
 
 /* homa_incoming.c (also homa_softirq and the error handlers above) */
-void homa_msgin_check(struct homa_rpc *rpc);
+void homa_msgin_advance(struct homa_rpc *rpc);
 void homa_msgin_start(struct homa_rpc *rpc, const struct homa_pkt *pkt);
 bool homa_msgin_alloc(struct homa_rpc *rpc);
 bool homa_msgin_share_ok(struct homa_rpc *rpc);
@@ -894,7 +896,7 @@ u32 homa_peer_sched_window(struct homa_peer *peer);
 u32 homa_peer_resend_ticks(struct homa_peer *peer);
 
 /* homa_timer.c */
-bool homa_request_missing(struct homa_rpc *rpc);
+bool homa_resend_missing(struct homa_rpc *rpc);
 void homa_need_ack_answer(struct homa_rpc *rpc);
 void homa_timer_start(struct homa_net *hnet);
 void homa_timer_stop(struct homa_net *hnet);

@@ -50,11 +50,11 @@ static enum homa_metric homa_parse_drop_reason(struct sk_buff *skb, int err,
 }
 
 /**
- * homa_msgin_check() - Grant more of an incoming message, or hand it to
+ * homa_msgin_advance() - Grant more of an incoming message, or hand it to
  * recvmsg if it is complete and has its buffers.
  * @rpc: the RPC; the caller holds its socket's lock.
  */
-void homa_msgin_check(struct homa_rpc *rpc)
+void homa_msgin_advance(struct homa_rpc *rpc)
 {
 	lockdep_assert_held(&rpc->hsk->lock);
 	homa_grant_update(rpc);
@@ -209,7 +209,7 @@ static void homa_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 		__skb_queue_tail(&in->packets, skb);
 		homa_metric_inc(hnet, HOMA_M_skbs_live);
 	}
-	homa_msgin_check(rpc);
+	homa_msgin_advance(rpc);
 	return;
 
 malformed:
@@ -239,36 +239,6 @@ static struct homa_rpc *homa_data_rpc(struct homa_sock *hsk,
 	return homa_rpc_alloc_server(hsk, peer, pkt->sport, id);
 }
 
-/*
- * A RESEND: send the range again. It also grants the range: a GRANT may
- * have been lost. A sender with nothing to send yet says BUSY.
- */
-static void homa_resend_pkt(struct homa_rpc *rpc, const struct homa_pkt *pkt)
-{
-	struct homa_msgout *out = &rpc->msgout;
-	u32 end;
-
-	if (out->length < 0 || rpc->state == RPC_IN_SERVICE) {
-		homa_rpc_xmit_busy(rpc);
-		return;
-	}
-	/* The receiver still works on the message: not stalled. */
-	homa_probe_progress(&rpc->probe);
-	if (pkt->resend.length == HOMA_RESEND_ALL)
-		end = out->next_xmit_offset;
-	else
-		end = pkt->resend.offset + min_t(u32, pkt->resend.length,
-						 out->length);
-	end = min_t(u32, end, out->length);
-	out->priority = pkt->resend.priority;
-	homa_resend_data(rpc, pkt->resend.offset, end);
-	if (end > out->granted)
-		out->granted = end;
-	else if (pkt->resend.offset >= out->next_xmit_offset)
-		homa_rpc_xmit_busy(rpc);
-	homa_xmit_data(rpc);
-}
-
 /* A packet of type @type for @rpc arrived: its silence and probe counts. */
 static void homa_rpc_heard(struct homa_rpc *rpc, u8 type)
 {
@@ -287,15 +257,11 @@ static void homa_rpc_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 		homa_data_pkt(rpc, skb, pkt);
 		return;
 	case GRANT:
-		if (pkt->grant.offset > rpc->msgout.granted) {
-			rpc->msgout.granted = min_t(u32, pkt->grant.offset,
-						    rpc->msgout.length);
-			rpc->msgout.priority = pkt->grant.priority;
-			homa_xmit_data(rpc);
-		}
+		homa_msgout_grant(rpc, pkt->grant.offset, pkt->grant.priority);
 		break;
 	case RESEND:
-		homa_resend_pkt(rpc, pkt);
+		homa_msgout_resend(rpc, pkt->resend.offset, pkt->resend.length,
+				   pkt->resend.priority);
 		break;
 	case RPC_UNKNOWN:
 		if (!homa_is_client(rpc->id)) {
@@ -466,7 +432,7 @@ static void homa_sock_pkt(struct homa_sock *hsk, struct sk_buff *skb,
 		goto out;
 	}
 	if (pkt->type == DATA)
-		homa_cutoffs_check(hsk, peer, pkt);
+		homa_cutoffs_resync(hsk, peer, pkt);
 	if (pkt->type == DATA || pkt->type == ACK)
 		homa_acks_pkt(hsk, peer, pkt);
 	rpc = pkt->type == ACK ? NULL : homa_find_rpc(hsk, peer, pkt);

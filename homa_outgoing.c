@@ -289,16 +289,13 @@ void homa_xmit_data(struct homa_rpc *rpc)
 	}
 }
 
-/**
- * homa_resend_data() - Mark the packets of a range already sent to be
- * sent again; homa_xmit_data() (or the pacer) sends them, before any
- * fresh packet. A range asked for while another waits is merged with it,
- * so repeated RESENDs for bytes still waiting add no copies.
- * @rpc: the RPC; the caller holds its socket's lock.
- * @start: first byte asked for.
- * @end: one past the last byte asked for.
+/*
+ * Mark the packets of [@start, @end), already sent, to be sent again;
+ * homa_xmit_data() (or the pacer) sends them, before any fresh packet. A
+ * range asked for while another waits is merged with it, so repeated
+ * RESENDs for bytes still waiting add no copies.
  */
-void homa_resend_data(struct homa_rpc *rpc, u32 start, u32 end)
+static void homa_resend_data(struct homa_rpc *rpc, u32 start, u32 end)
 {
 	struct homa_msgout *out = &rpc->msgout;
 	struct sk_buff *skb;
@@ -322,6 +319,62 @@ void homa_resend_data(struct homa_rpc *rpc, u32 start, u32 end)
 			return;
 		}
 	}
+}
+
+/**
+ * homa_msgout_grant() - A GRANT arrived: the receiver lets us send every
+ * byte below @offset, at level @priority.
+ * @rpc: the RPC; the caller holds its socket's lock.
+ * @offset: the granted offset.
+ * @priority: the level for the granted bytes.
+ */
+void homa_msgout_grant(struct homa_rpc *rpc, u32 offset, u8 priority)
+{
+	struct homa_msgout *out = &rpc->msgout;
+
+	lockdep_assert_held(&rpc->hsk->lock);
+	if (offset <= out->granted)
+		return;
+	out->granted = min_t(u32, offset, out->length);
+	out->priority = priority;
+	homa_xmit_data(rpc);
+}
+
+/**
+ * homa_msgout_resend() - A RESEND arrived: send the range again (through
+ * the pacer). It also grants the range, since a GRANT may have been lost.
+ * A sender with nothing to send yet, or asked only for bytes it has not
+ * sent, says BUSY.
+ * @rpc: the RPC; the caller holds its socket's lock.
+ * @offset: first byte asked for.
+ * @length: bytes asked for, or HOMA_RESEND_ALL.
+ * @priority: the level to send them at.
+ */
+void homa_msgout_resend(struct homa_rpc *rpc, u32 offset, u32 length,
+			u8 priority)
+{
+	struct homa_msgout *out = &rpc->msgout;
+	u32 end;
+
+	lockdep_assert_held(&rpc->hsk->lock);
+	if (out->length < 0 || rpc->state == RPC_IN_SERVICE) {
+		homa_rpc_xmit_busy(rpc);
+		return;
+	}
+	/* The receiver still works on the message: not stalled. */
+	homa_probe_progress(&rpc->probe);
+	if (length == HOMA_RESEND_ALL)
+		end = out->next_xmit_offset;
+	else
+		end = offset + min_t(u32, length, out->length);
+	end = min_t(u32, end, out->length);
+	out->priority = priority;
+	homa_resend_data(rpc, offset, end);
+	if (end > out->granted)
+		out->granted = end;
+	else if (offset >= out->next_xmit_offset)
+		homa_rpc_xmit_busy(rpc);
+	homa_xmit_data(rpc);
 }
 
 /**

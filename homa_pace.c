@@ -126,7 +126,7 @@ int homa_pace_bypass(const struct homa_pace_params *p, u32 msg_length,
 }
 
 /**
- * homa_pace_xmit() - Decide whether a packet goes now or is throttled.
+ * homa_pace_decide() - Decide whether a packet goes now or is throttled.
  * @s: the pacer's state; the packet is accounted when it goes.
  * @p: the configuration.
  * @now: the current time (ns).
@@ -143,9 +143,9 @@ int homa_pace_bypass(const struct homa_pace_params *p, u32 msg_length,
  * Return: HOMA_PACE_SEND (and @s accounts for the packet) or
  * HOMA_PACE_THROTTLE (and @s is unchanged).
  */
-int homa_pace_xmit(struct homa_pace_state *s, const struct homa_pace_params *p,
-		   u64 now, u32 bytes, u32 msg_length, int control,
-		   int throttled)
+int homa_pace_decide(struct homa_pace_state *s,
+		     const struct homa_pace_params *p, u64 now, u32 bytes,
+		     u32 msg_length, int control, int throttled)
 {
 	if (!homa_pace_bypass(p, msg_length, control)) {
 		if (throttled || !homa_pace_may_send(s, p, now))

@@ -80,7 +80,7 @@ struct homa_pace_cand {
 	u32 remaining;
 };
 
-/* homa_pace_xmit() verdicts. */
+/* homa_pace_decide() verdicts. */
 #define HOMA_PACE_SEND 1
 #define HOMA_PACE_THROTTLE 0
 
@@ -95,9 +95,9 @@ void homa_pace_sent(struct homa_pace_state *s,
 		    const struct homa_pace_params *p, u64 now, u32 bytes);
 int homa_pace_bypass(const struct homa_pace_params *p, u32 msg_length,
 		     int control);
-int homa_pace_xmit(struct homa_pace_state *s, const struct homa_pace_params *p,
-		   u64 now, u32 bytes, u32 msg_length, int control,
-		   int throttled);
+int homa_pace_decide(struct homa_pace_state *s,
+		     const struct homa_pace_params *p, u64 now, u32 bytes,
+		     u32 msg_length, int control, int throttled);
 int homa_pace_pick(const struct homa_pace_state *s,
 		   const struct homa_pace_params *p,
 		   const struct homa_pace_cand *cands, u32 n, int *fifo);

@@ -141,8 +141,8 @@ bool homa_pacer_admit(struct homa_rpc *rpc, struct sk_buff *skb)
 	if (!homa_pacer_enabled(hnet))
 		homa_pace_sent(&pacer->state, &p, now, bytes);
 	else if (!list_empty(&rpc->pacer_links) ||
-		 homa_pace_xmit(&pacer->state, &p, now, bytes, out->length, 0,
-				throttled) != HOMA_PACE_SEND)
+		 homa_pace_decide(&pacer->state, &p, now, bytes, out->length, 0,
+				  throttled) != HOMA_PACE_SEND)
 		send = false;
 	if (send) {
 		homa_rtt_unsched_sent(&pacer->unsched, homa_pacer_payload(skb),

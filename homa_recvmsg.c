@@ -92,7 +92,7 @@ static void homa_pool_retry(struct homa_sock *hsk)
 		}
 		if (!best || !homa_msgin_alloc(best))
 			return;
-		homa_msgin_check(best);
+		homa_msgin_advance(best);
 	}
 }
 

@@ -42,7 +42,7 @@ static void homa_resend_range(struct homa_rpc *rpc, u32 start, u32 end)
 }
 
 /**
- * homa_request_missing() - Ask the peer for the ranges of the incoming
+ * homa_resend_missing() - Ask the peer for the ranges of the incoming
  * message that have not arrived (one RESEND each, the lowest
  * HOMA_RESEND_RANGES of them); with nothing received yet, ask for the
  * start (a server still working answers BUSY).
@@ -50,7 +50,7 @@ static void homa_resend_range(struct homa_rpc *rpc, u32 start, u32 end)
  *
  * Return: true if a RESEND was sent.
  */
-bool homa_request_missing(struct homa_rpc *rpc)
+bool homa_resend_missing(struct homa_rpc *rpc)
 {
 	struct homa_gap gaps[HOMA_RESEND_RANGES];
 	struct homa_msgin *in = &rpc->msgin;
@@ -195,7 +195,7 @@ void homa_need_ack_answer(struct homa_rpc *rpc)
 	lockdep_assert_held(&rpc->hsk->lock);
 	if (homa_probe_ask_now(&rpc->probe,
 			       homa_rx_drain_ms(hnet, &hnet->config)) &&
-	    homa_request_missing(rpc))
+	    homa_resend_missing(rpc))
 		return;
 	homa_rpc_xmit_busy(rpc);
 }
@@ -297,7 +297,7 @@ static u32 homa_timer_rpc(struct homa_rpc *rpc, const struct homa_config *c,
 		homa_probe_sent(&rpc->probe);
 		if (!v.receiving)
 			homa_rpc_xmit_control(rpc, &need_ack);
-		else if (homa_request_missing(rpc))
+		else if (homa_resend_missing(rpc))
 			homa_metric_inc(hnet, rtt_timed ?
 					HOMA_M_resends_rtt_timed :
 					HOMA_M_resends_tick);

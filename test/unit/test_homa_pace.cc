@@ -255,14 +255,14 @@ TEST(homa_pace, homa_pace_bypass__rules)
 	EXPECT_EQ(homa_pace_bypass(&p, 1, 0), 0);
 }
 
-/* ---- homa_pace_xmit ------------------------------------------------------ */
+/* ---- homa_pace_decide ------------------------------------------------------ */
 
 TEST(homa_pace, homa_pace_xmit__sends_when_queue_short)
 {
 	homa_pace_params p = params(10000, 2000);
 	homa_pace_state s = state(6000);
 
-	EXPECT_EQ(homa_pace_xmit(&s, &p, 4000, 1462, 100000, 0, 0),
+	EXPECT_EQ(homa_pace_decide(&s, &p, 4000, 1462, 100000, 0, 0),
 		  HOMA_PACE_SEND);
 	EXPECT_EQ(s.link_idle, 7200u);
 }
@@ -272,7 +272,7 @@ TEST(homa_pace, homa_pace_xmit__throttles_when_queue_long)
 	homa_pace_params p = params(10000, 2000);
 	homa_pace_state s = state(6001);
 
-	EXPECT_EQ(homa_pace_xmit(&s, &p, 4000, 1462, 100000, 0, 0),
+	EXPECT_EQ(homa_pace_decide(&s, &p, 4000, 1462, 100000, 0, 0),
 		  HOMA_PACE_THROTTLE);
 	EXPECT_EQ(s.link_idle, 6001u);
 }
@@ -282,7 +282,7 @@ TEST(homa_pace, homa_pace_xmit__waits_behind_throttled)
 	homa_pace_params p = params(10000, 2000);
 	homa_pace_state s = state(0);
 
-	EXPECT_EQ(homa_pace_xmit(&s, &p, 4000, 1462, 100000, 0, 1),
+	EXPECT_EQ(homa_pace_decide(&s, &p, 4000, 1462, 100000, 0, 1),
 		  HOMA_PACE_THROTTLE);
 	EXPECT_EQ(s.link_idle, 0u);
 }
@@ -292,11 +292,11 @@ TEST(homa_pace, homa_pace_xmit__bypass_ignores_queue)
 	homa_pace_params p = params(10000, 2000);
 	homa_pace_state s = state(1000000);
 
-	EXPECT_EQ(homa_pace_xmit(&s, &p, 4000, 100, 100, 0, 1),
+	EXPECT_EQ(homa_pace_decide(&s, &p, 4000, 100, 100, 0, 1),
 		  HOMA_PACE_SEND);
 	/* (100 + 38) * 8 bits at 10 Gbit/s = 110.4 ns: 111. */
 	EXPECT_EQ(s.link_idle, 1000111u);
-	EXPECT_EQ(homa_pace_xmit(&s, &p, 4000, 40, 500000, 1, 1),
+	EXPECT_EQ(homa_pace_decide(&s, &p, 4000, 40, 500000, 1, 1),
 		  HOMA_PACE_SEND);
 	EXPECT_EQ(s.link_idle, 1000111u + 68);	/* 84 bytes: 67.2 ns */
 }
@@ -431,7 +431,7 @@ TEST(homa_pace, homa_pace_charge__fifo_share_converges)
 
 /*
  * A sender over simulated time: messages appear, their packets try to go
- * with homa_pace_xmit(), and the pacer drains the throttle queue with
+ * with homa_pace_decide(), and the pacer drains the throttle queue with
  * homa_pace_pick() while homa_pace_may_send() allows. Everything is
  * compared with the model, and no paced packet may join a NIC queue
  * longer than max_nic_queue_ns.
@@ -474,7 +474,7 @@ TEST(homa_pace, homa_pace_xmit__random_vs_model)
 				bool go = bypass ||
 					  (thr.empty() &&
 					   q <= p.max_nic_queue_ns);
-				int rc = homa_pace_xmit(&s, &p, now, pkt, len,
+				int rc = homa_pace_decide(&s, &p, now, pkt, len,
 							control,
 							!thr.empty());
 
