@@ -869,13 +869,18 @@ int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t len);
 /* homa_incoming.c (also homa_softirq and the error handlers above) */
 void homa_msgin_advance(struct homa_rpc *rpc);
 void homa_msgin_start(struct homa_rpc *rpc, const struct homa_pkt *pkt);
+void homa_msgin_retry(struct homa_sock *hsk);
+
+/* homa_rcvbuf.c */
+int homa_pool_setup(struct homa_sock *hsk, const struct homa_rcvbuf_args *args);
+void homa_pool_free(struct homa_pool *pool);
+int homa_rcvbuf_return(struct homa_sock *hsk,
+		       const struct homa_recvmsg_args *args);
 bool homa_msgin_alloc(struct homa_rpc *rpc);
 bool homa_msgin_share_ok(struct homa_rpc *rpc);
 void homa_msgin_uncharge(struct homa_rpc *rpc);
 
 /* homa_recvmsg.c */
-int homa_pool_setup(struct homa_sock *hsk, const struct homa_rcvbuf_args *args);
-void homa_pool_free(struct homa_pool *pool);
 int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags,
 		 int *addr_len);
 

@@ -65,37 +65,32 @@ void homa_msgin_advance(struct homa_rpc *rpc)
 }
 
 /**
- * homa_msgin_uncharge() - The message is complete or gone: its buffers no
- * longer count against its peer's share of the pool (peer_pool_pct).
- * @rpc: the RPC; the caller holds its socket's lock.
+ * homa_msgin_retry() - Messages that waited for buffers get them, shortest
+ * first (within their peers' shares), after the socket got its pool or
+ * bpages came back.
+ * @hsk: the socket.
  */
-void homa_msgin_uncharge(struct homa_rpc *rpc)
+void homa_msgin_retry(struct homa_sock *hsk)
 {
-	lockdep_assert_held(&rpc->hsk->lock);
-	if (!rpc->msgin.peer_bpages)
-		return;
-	atomic_sub(rpc->msgin.peer_bpages, &rpc->peer->rx_bpages);
-	rpc->msgin.peer_bpages = 0;
-}
+	struct homa_rpc *rpc, *best;
 
-/**
- * homa_msgin_share_ok() - May the incoming message take buffer space
- * without its peer's incomplete messages holding more than peer_pool_pct
- * of the pool (homa_pool_share_ok())? This keeps a peer that starts
- * messages and never finishes them (a forger sending one packet of each)
- * from taking the whole pool from the others.
- * @rpc: the RPC; the caller holds its socket's lock and it has a pool.
- *
- * Return: true if the message may have its buffers.
- */
-bool homa_msgin_share_ok(struct homa_rpc *rpc)
-{
-	int pct = READ_ONCE(rpc->hsk->hnet->config.peer_pool_pct);
-
-	lockdep_assert_held(&rpc->hsk->lock);
-	return homa_pool_share_ok(rpc->hsk->pool->state.num_bpages, pct,
-				  atomic_read(&rpc->peer->rx_bpages),
-				  rpc->msgin.length);
+	spin_lock_bh(&hsk->lock);
+	while (hsk->pool) {
+		best = NULL;
+		list_for_each_entry(rpc, &hsk->active_rpcs, active_links) {
+			/* Delivered messages also have no bpages: skip them. */
+			if (rpc->state != RPC_INCOMING || rpc->ready ||
+			    rpc->copying || rpc->msgin.length < 0 ||
+			    rpc->msgin.num_bpages || !homa_msgin_share_ok(rpc))
+				continue;
+			if (!best || rpc->msgin.length < best->msgin.length)
+				best = rpc;
+		}
+		if (!best || !homa_msgin_alloc(best))
+			break;
+		homa_msgin_advance(best);
+	}
+	spin_unlock_bh(&hsk->lock);
 }
 
 /**
@@ -117,35 +112,6 @@ void homa_msgin_start(struct homa_rpc *rpc, const struct homa_pkt *pkt)
 	in->num_bpages = 0;
 	homa_cutoffs_record(rpc->hsk->hnet, in->length);
 	homa_msgin_alloc(rpc);
-}
-
-/**
- * homa_msgin_alloc() - Try to give an incoming message its buffers.
- * @rpc: the RPC; the caller holds its socket's lock.
- *
- * Return: true if the message has its buffers now.
- */
-bool homa_msgin_alloc(struct homa_rpc *rpc)
-{
-	struct homa_msgin *in = &rpc->msgin;
-	struct homa_pool *pool = rpc->hsk->pool;
-
-	lockdep_assert_held(&rpc->hsk->lock);
-	if (in->num_bpages)
-		return true;
-	if (pool && !homa_msgin_share_ok(rpc)) {
-		homa_metric_inc(rpc->hsk->hnet, HOMA_M_pool_peer_waits);
-		return false;
-	}
-	if (!pool || homa_pool_alloc_msg(&pool->state, in->length,
-					 in->bpage_offsets, &in->num_bpages)) {
-		in->num_bpages = 0;
-		homa_metric_inc(rpc->hsk->hnet, HOMA_M_pool_stalls);
-		return false;
-	}
-	in->peer_bpages = homa_pool_bpages_needed(in->length);
-	atomic_add(in->peer_bpages, &rpc->peer->rx_bpages);
-	return true;
 }
 
 /*

@@ -181,7 +181,7 @@ static int homa_setsockopt(struct sock *sk, int level, int optname,
 			   sockptr_t optval, unsigned int optlen)
 {
 	struct homa_rcvbuf_args args;
-	int val;
+	int val, err;
 
 	if (level != IPPROTO_HOMA)
 		return -ENOPROTOOPT;
@@ -200,7 +200,11 @@ static int homa_setsockopt(struct sock *sk, int level, int optname,
 			return -EINVAL;
 		if (copy_from_sockptr(&args, optval, sizeof(args)))
 			return -EFAULT;
-		return homa_pool_setup(homa_sk(sk), &args);
+		err = homa_pool_setup(homa_sk(sk), &args);
+		/* Messages that arrived before the pool get their space. */
+		if (!err)
+			homa_msgin_retry(homa_sk(sk));
+		return err;
 	default:
 		return -ENOPROTOOPT;
 	}

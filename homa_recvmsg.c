@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0+
 /*
  * The receive side's user half: recvmsg waits for a ready RPC (any shared
- * one, or one private RPC), returns buffers the application is done with,
- * copies the message's packets into the application's buffer pool and
- * says where they are. Also the pool's set-up (SO_HOMA_RCVBUF) and the
- * retry of messages that waited for pool space.
+ * one, or one private RPC), returns buffers the application is done with
+ * (homa_rcvbuf.c takes them), copies the message's packets into the
+ * application's buffer pool and says where they are.
  */
 
 #include <linux/sched/signal.h>
@@ -12,110 +11,6 @@
 #include <linux/uio.h>
 
 #include "homa_impl.h"
-
-static void homa_pool_retry(struct homa_sock *hsk);
-
-/**
- * homa_pool_setup() - Give a socket its receive region (SO_HOMA_RCVBUF).
- * @hsk: the socket.
- * @args: the region, from the user (untrusted).
- *
- * Return: 0; -EINVAL for a bad region or if the socket has one already;
- * -ENOMEM.
- */
-int homa_pool_setup(struct homa_sock *hsk, const struct homa_rcvbuf_args *args)
-{
-	struct homa_pool *pool;
-	u32 n;
-	int err;
-
-	err = homa_pool_check_region(args->start, args->length, PAGE_SIZE, &n);
-	if (err)
-		return err;
-	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
-	if (!pool)
-		return -ENOMEM;
-	pool->bpages = kvcalloc(n, sizeof(*pool->bpages), GFP_KERNEL);
-	pool->free_stack = kvcalloc(n, sizeof(*pool->free_stack), GFP_KERNEL);
-	if (!pool->bpages || !pool->free_stack) {
-		err = -ENOMEM;
-		goto fail;
-	}
-	pool->start = args->start;
-	pool->length = (u64)n * HOMA_BPAGE_SIZE;
-	homa_pool_state_init(&pool->state, n, pool->bpages, pool->free_stack);
-	spin_lock_bh(&hsk->lock);
-	if (!hsk->pool) {
-		hsk->pool = pool;
-		pool = NULL;
-		/* Messages that arrived before the pool get their space. */
-		homa_pool_retry(hsk);
-	}
-	spin_unlock_bh(&hsk->lock);
-	if (!pool)
-		return 0;
-	err = -EINVAL;
-fail:
-	homa_pool_free(pool);
-	return err;
-}
-
-/**
- * homa_pool_free() - Free a pool's kernel state (not the user's region).
- * @pool: the pool, or NULL.
- */
-void homa_pool_free(struct homa_pool *pool)
-{
-	if (!pool)
-		return;
-	kvfree(pool->bpages);
-	kvfree(pool->free_stack);
-	kfree(pool);
-}
-
-/* Messages that waited for buffers get them, shortest first. */
-static void homa_pool_retry(struct homa_sock *hsk)
-{
-	struct homa_rpc *rpc, *best;
-
-	lockdep_assert_held(&hsk->lock);
-	for (;;) {
-		best = NULL;
-		list_for_each_entry(rpc, &hsk->active_rpcs, active_links) {
-			/* Delivered messages also have no bpages: skip them. */
-			if (rpc->state != RPC_INCOMING || rpc->ready ||
-			    rpc->copying || rpc->msgin.length < 0 ||
-			    rpc->msgin.num_bpages || !homa_msgin_share_ok(rpc))
-				continue;
-			if (!best || rpc->msgin.length < best->msgin.length)
-				best = rpc;
-		}
-		if (!best || !homa_msgin_alloc(best))
-			return;
-		homa_msgin_advance(best);
-	}
-}
-
-/* Give back buffers the application is done with. */
-static int homa_return_bpages(struct homa_sock *hsk,
-			      const struct homa_recvmsg_args *args)
-{
-	int err = 0;
-	u32 i;
-
-	if (args->num_bpages == 0)
-		return 0;
-	spin_lock_bh(&hsk->lock);
-	for (i = 0; i < args->num_bpages && !err; i++)
-		if (!hsk->pool ||
-		    homa_pool_release(&hsk->pool->state,
-				      args->bpage_offsets[i]))
-			err = -EINVAL;
-	if (hsk->pool)
-		homa_pool_retry(hsk);
-	spin_unlock_bh(&hsk->lock);
-	return err;
-}
 
 /* The first ready RPC that any recvmsg may take; lock held. */
 static struct homa_rpc *homa_first_shared(struct homa_sock *hsk)
@@ -359,7 +254,9 @@ int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags,
 	if (!hsk->pool)
 		return homa_sock_error(hsk, -EINVAL,
 				       "recvmsg: no buffer region (SO_HOMA_RCVBUF)");
-	err = homa_return_bpages(hsk, &args);
+	err = homa_rcvbuf_return(hsk, &args);
+	if (args.num_bpages)
+		homa_msgin_retry(hsk);
 	if (err)
 		return homa_sock_error(hsk, err,
 				       "recvmsg: a returned bpage is not in use");
