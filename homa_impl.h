@@ -389,6 +389,22 @@ struct homa_msgout {
 };
 
 /**
+ * struct homa_msgout_peek - the next packet of an outgoing message as the
+ * pacer sees it (homa_msgout_peek()): the one thing outgoing messages
+ * tell the pacer, with homa_xmit_data_next() to send it.
+ */
+struct homa_msgout_peek {
+	/** @skb: the stored packet (a copy of it is sent). */
+	struct sk_buff *skb;
+
+	/** @left: bytes of the message not yet sent once it is (SRPT rank). */
+	u32 left;
+
+	/** @unsched: it carries unscheduled bytes for the first time. */
+	bool unsched;
+};
+
+/**
  * struct homa_msgin - an incoming message.
  */
 struct homa_msgin {
@@ -852,14 +868,11 @@ int homa_msgout_fill(struct homa_sock *hsk, struct homa_peer *peer,
 void homa_msgout_attach(struct homa_rpc *rpc, struct sk_buff_head *packets,
 			u32 length);
 void homa_xmit_data(struct homa_rpc *rpc);
-struct sk_buff *homa_msgout_next(struct homa_rpc *rpc);
+bool homa_msgout_peek(struct homa_rpc *rpc, struct homa_msgout_peek *pk);
 void homa_xmit_data_next(struct homa_rpc *rpc);
 void homa_msgout_grant(struct homa_rpc *rpc, u32 offset, u8 priority);
 void homa_msgout_resend(struct homa_rpc *rpc, u32 offset, u32 length,
 			u8 priority);
-u32 homa_msgout_left(const struct homa_rpc *rpc, struct sk_buff *skb);
-bool homa_msgout_is_resend(const struct homa_rpc *rpc,
-			   const struct sk_buff *skb);
 void homa_msgout_restart(struct homa_rpc *rpc);
 
 /* homa_sendmsg.c */
@@ -887,7 +900,7 @@ int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags,
 /* homa_pacer.c */
 int homa_pacer_net_init(struct homa_net *hnet);
 void homa_pacer_net_exit(struct homa_net *hnet);
-bool homa_pacer_admit(struct homa_rpc *rpc, struct sk_buff *skb);
+bool homa_pacer_admit(struct homa_rpc *rpc, const struct homa_msgout_peek *pk);
 void homa_pacer_unthrottle(struct homa_rpc *rpc);
 void homa_pacer_tick(struct homa_net *hnet);
 u32 homa_pacer_unsched_window(struct homa_net *hnet);

@@ -187,7 +187,7 @@ static void homa_xmit_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
  *
  * Return: the first packet not yet sent if it is granted, else NULL.
  */
-struct sk_buff *homa_msgout_next(struct homa_rpc *rpc)
+static struct sk_buff *homa_msgout_next(struct homa_rpc *rpc)
 {
 	struct sk_buff *skb = rpc->msgout.next_xmit;
 
@@ -208,7 +208,7 @@ struct sk_buff *homa_msgout_next(struct homa_rpc *rpc)
  *
  * Return: the bytes.
  */
-u32 homa_msgout_left(const struct homa_rpc *rpc, struct sk_buff *skb)
+static u32 homa_msgout_left(const struct homa_rpc *rpc, struct sk_buff *skb)
 {
 	const struct homa_msgout *out = &rpc->msgout;
 
@@ -226,10 +226,30 @@ u32 homa_msgout_left(const struct homa_rpc *rpc, struct sk_buff *skb)
  *
  * Return: true for a retransmission.
  */
-bool homa_msgout_is_resend(const struct homa_rpc *rpc,
-			   const struct sk_buff *skb)
+static bool homa_msgout_is_resend(const struct homa_rpc *rpc,
+				  const struct sk_buff *skb)
 {
 	return skb == rpc->msgout.resend_next;
+}
+
+/**
+ * homa_msgout_peek() - What the pacer needs to know of the next packet of
+ * an RPC's message (homa_xmit_data_next() sends it).
+ * @rpc: the RPC; the caller holds its socket's lock.
+ * @pk: filled in when there is a packet to send.
+ *
+ * Return: true if a packet is granted and not yet sent (or asked for
+ * again by a RESEND).
+ */
+bool homa_msgout_peek(struct homa_rpc *rpc, struct homa_msgout_peek *pk)
+{
+	pk->skb = homa_msgout_next(rpc);
+	if (!pk->skb)
+		return false;
+	pk->left = homa_msgout_left(rpc, pk->skb);
+	pk->unsched = !homa_msgout_is_resend(rpc, pk->skb) &&
+		      homa_skb_cb(pk->skb)->offset < rpc->msgout.unscheduled;
+	return true;
 }
 
 /* Send the next packet a RESEND asked for, and move on past it. */
@@ -279,11 +299,11 @@ void homa_xmit_data_next(struct homa_rpc *rpc)
  */
 void homa_xmit_data(struct homa_rpc *rpc)
 {
-	struct sk_buff *skb;
+	struct homa_msgout_peek pk;
 
 	lockdep_assert_held(&rpc->hsk->lock);
-	while ((skb = homa_msgout_next(rpc))) {
-		if (!homa_pacer_admit(rpc, skb))
+	while (homa_msgout_peek(rpc, &pk)) {
+		if (!homa_pacer_admit(rpc, &pk))
 			return;
 		homa_xmit_data_next(rpc);
 	}

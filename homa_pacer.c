@@ -118,17 +118,18 @@ static void __homa_pacer_throttle(struct homa_rpc *rpc, u32 remaining)
  * RESEND) go now? If not, its RPC waits for the pacer thread, which sends
  * it and the rest later.
  * @rpc: the RPC; the caller holds its socket's lock.
- * @skb: the packet, homa_msgout_next(@rpc).
+ * @pk: the packet, from homa_msgout_peek().
  *
- * Return: true if the caller sends @skb now (it is accounted for).
+ * Return: true if the caller sends the packet now (it is accounted for).
  */
-bool homa_pacer_admit(struct homa_rpc *rpc, struct sk_buff *skb)
+bool homa_pacer_admit(struct homa_rpc *rpc, const struct homa_msgout_peek *pk)
 {
 	struct homa_net *hnet = rpc->hsk->hnet;
 	struct homa_pacer *pacer = &hnet->pacer;
 	struct homa_msgout *out = &rpc->msgout;
-	u32 bytes, offset = homa_skb_cb(skb)->offset;
+	struct sk_buff *skb = pk->skb;
 	struct homa_pace_params p;
+	u32 bytes;
 	bool send = true, throttled;
 	u64 now;
 
@@ -146,9 +147,7 @@ bool homa_pacer_admit(struct homa_rpc *rpc, struct sk_buff *skb)
 		send = false;
 	if (send) {
 		homa_rtt_unsched_sent(&pacer->unsched, homa_pacer_payload(skb),
-				      offset < out->unscheduled &&
-				      !homa_msgout_is_resend(rpc, skb),
-				      throttled);
+				      pk->unsched, throttled);
 		if (out->length >= p.throttle_min_bytes)
 			__homa_pacer_note_queue(hnet, now);
 	} else {
@@ -203,28 +202,27 @@ static struct homa_rpc *__homa_pacer_pick(struct homa_pacer *pacer,
 }
 
 /*
- * Account for the pacer thread sending @skb of @rpc (both locks held):
- * the queue, the FIFO credit, the RPC's place in SRPT order.
+ * Account for the pacer thread sending packet @pk of @rpc (both locks
+ * held): the queue, the FIFO credit, the RPC's place in SRPT order.
  */
-static void __homa_pacer_account(struct homa_rpc *rpc, struct sk_buff *skb,
+static void __homa_pacer_account(struct homa_rpc *rpc,
+				 const struct homa_msgout_peek *pk,
 				 const struct homa_pace_params *p, u64 now,
 				 int fifo)
 {
 	struct homa_net *hnet = rpc->hsk->hnet;
 	struct homa_pacer *pacer = &hnet->pacer;
-	u32 payload = homa_pacer_payload(skb);
-	u32 offset = homa_skb_cb(skb)->offset;
+	u32 payload = homa_pacer_payload(pk->skb);
 
 	lockdep_assert_held(&pacer->lock);
-	homa_pace_sent(&pacer->state, p, now, homa_xmit_pkt_bytes(rpc, skb));
+	homa_pace_sent(&pacer->state, p, now,
+		       homa_xmit_pkt_bytes(rpc, pk->skb));
 	homa_pace_charge(&pacer->state, p, payload, fifo);
-	homa_rtt_unsched_sent(&pacer->unsched, payload,
-			      offset < rpc->msgout.unscheduled &&
-			      !homa_msgout_is_resend(rpc, skb), 1);
+	homa_rtt_unsched_sent(&pacer->unsched, payload, pk->unsched, 1);
 	__homa_pacer_note_queue(hnet, now);
 	homa_metric_add(hnet, HOMA_M_pacer_bytes, payload);
 	__homa_pacer_remove(rpc);
-	rpc->pacer_remaining = homa_msgout_left(rpc, skb);
+	rpc->pacer_remaining = pk->left;
 	__homa_pacer_insert(pacer, rpc);
 }
 
@@ -236,10 +234,11 @@ static void __homa_pacer_account(struct homa_rpc *rpc, struct sk_buff *skb,
 static void homa_pacer_xmit(struct homa_rpc *rpc)
 {
 	struct homa_pacer *pacer = &rpc->hsk->hnet->pacer;
+	struct homa_msgout_peek pk;
 
 	lockdep_assert_held(&rpc->hsk->lock);
 	homa_xmit_data_next(rpc);
-	if (homa_msgout_next(rpc))
+	if (homa_msgout_peek(rpc, &pk))
 		return;
 	spin_lock(&pacer->lock);
 	__homa_pacer_remove(rpc);
@@ -255,8 +254,9 @@ static u64 homa_pacer_step(struct homa_net *hnet)
 	struct homa_pacer *pacer = &hnet->pacer;
 	struct homa_pace_params p;
 	struct homa_rpc *rpc = NULL;
-	struct sk_buff *skb;
+	struct homa_msgout_peek pk;
 	u64 now, wait = 0;
+	bool found;
 	int fifo;
 
 	homa_pace_params_read(hnet, &p);
@@ -274,13 +274,13 @@ static u64 homa_pacer_step(struct homa_net *hnet)
 		wait = HOMA_PACER_RETRY_NS;
 		goto unlock;
 	}
-	skb = homa_msgout_next(rpc);
-	if (skb)
-		__homa_pacer_account(rpc, skb, &p, now, fifo);
+	found = homa_msgout_peek(rpc, &pk);
+	if (found)
+		__homa_pacer_account(rpc, &pk, &p, now, fifo);
 	else
 		__homa_pacer_remove(rpc);
 	spin_unlock(&pacer->lock);
-	if (skb)
+	if (found)
 		homa_pacer_xmit(rpc);
 	spin_unlock(&rpc->hsk->lock);
 	local_bh_enable();
