@@ -883,6 +883,9 @@ int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t len);
 void homa_msgin_advance(struct homa_rpc *rpc);
 void homa_msgin_start(struct homa_rpc *rpc, const struct homa_pkt *pkt);
 void homa_msgin_retry(struct homa_sock *hsk);
+bool homa_resend_missing(struct homa_rpc *rpc);
+int homa_rx_drain_ms(const struct homa_net *hnet, const struct homa_config *c);
+void homa_need_ack_answer(struct homa_rpc *rpc);
 
 /* homa_rcvbuf.c */
 int homa_pool_setup(struct homa_sock *hsk, const struct homa_rcvbuf_args *args);
@@ -914,8 +917,6 @@ u32 homa_peer_sched_window(struct homa_peer *peer);
 u32 homa_peer_resend_ticks(struct homa_peer *peer);
 
 /* homa_timer.c */
-bool homa_resend_missing(struct homa_rpc *rpc);
-void homa_need_ack_answer(struct homa_rpc *rpc);
 void homa_timer_start(struct homa_net *hnet);
 void homa_timer_stop(struct homa_net *hnet);
 

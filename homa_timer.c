@@ -3,80 +3,12 @@
  * The tick of a Homa host: every millisecond, each RPC that waits for its
  * peer counts a silent tick; past resend_ticks (or, with rtt_resend, the
  * peer's measured retransmission timeout) the side that receives asks
- * for what is missing (RESEND), past timeout_ticks the RPC fails, and a
- * server whose response is out asks the client to ack it (NEED_ACK).
+ * for what is missing (RESEND, homa_resend_missing() in homa_incoming.c),
+ * past timeout_ticks the RPC fails, and a server whose response is out
+ * asks the client to ack it (NEED_ACK). homa_timer_policy.c decides.
  */
 
 #include "homa_impl.h"
-
-/*
- * The range a client asks for when nothing of its response has arrived:
- * the bytes the server sends unscheduled (as far as we know them).
- */
-static u32 homa_resend_first_bytes(const struct homa_rpc *rpc)
-{
-	const struct homa_config *c = &rpc->hsk->hnet->config;
-
-	if (rpc->msgout.flags & HOMA_DATA_INCAST)
-		return READ_ONCE(c->incast_unsched_bytes);
-	return READ_ONCE(c->unsched_bytes);
-}
-
-/*
- * Most ranges one probe asks for: each gap would otherwise cost a whole
- * retransmission timeout, and heavy loss leaves dozens in a message.
- */
-#define HOMA_RESEND_RANGES 4
-
-/* Send one RESEND for [@start, @end) of @rpc's incoming message. */
-static void homa_resend_range(struct homa_rpc *rpc, u32 start, u32 end)
-{
-	struct homa_pkt pkt = { .type = RESEND };
-
-	pkt.resend.offset = start;
-	pkt.resend.length = end - start;
-	/* A RESEND also sets the level of the sender's scheduled bytes. */
-	pkt.resend.priority = READ_ONCE(rpc->msgin.sched_prio);
-	homa_rpc_xmit_control(rpc, &pkt);
-	homa_metric_inc(rpc->hsk->hnet, HOMA_M_resends_sent);
-}
-
-/**
- * homa_resend_missing() - Ask the peer for the ranges of the incoming
- * message that have not arrived (one RESEND each, the lowest
- * HOMA_RESEND_RANGES of them); with nothing received yet, ask for the
- * start (a server still working answers BUSY).
- * @rpc: the RPC; the caller holds its socket's lock.
- *
- * Return: true if a RESEND was sent.
- */
-bool homa_resend_missing(struct homa_rpc *rpc)
-{
-	struct homa_gap gaps[HOMA_RESEND_RANGES];
-	struct homa_msgin *in = &rpc->msgin;
-	u32 i, n;
-
-	lockdep_assert_held(&rpc->hsk->lock);
-	if (in->length < 0) {
-		/*
-		 * Nothing yet: ask for the start; a server still working
-		 * says BUSY. The sender takes a RESEND's range as a grant,
-		 * so ask for no more than it sends unscheduled: a client
-		 * that marked its request for incast control gets few
-		 * unscheduled bytes, and a larger RESEND would bypass both
-		 * incast control and our grant scheduler.
-		 */
-		homa_resend_range(rpc, 0, homa_resend_first_bytes(rpc));
-		return true;
-	}
-	if (in->num_bpages == 0)
-		return false;
-	n = homa_gaps_missing(&in->gaps, READ_ONCE(in->granted), gaps,
-			      HOMA_RESEND_RANGES);
-	for (i = 0; i < n; i++)
-		homa_resend_range(rpc, gaps[i].start, gaps[i].end);
-	return n > 0;
-}
 
 /*
  * Is an incoming message held back by this host rather than its sender?
@@ -161,43 +93,6 @@ static bool homa_peer_silent(struct homa_peer *peer, int ticks)
 	unsigned long heard = READ_ONCE(peer->last_heard);
 
 	return time_after_eq(jiffies, heard + msecs_to_jiffies(ticks));
-}
-
-/*
- * Milliseconds the host's link needs to deliver every byte its incoming
- * messages are owed (granted or unscheduled, not yet received): silence
- * shorter than that is the queue ahead of us, not loss. Capped at a minute
- * so that the probe interval built on it cannot overflow.
- */
-static int homa_rx_drain_ms(const struct homa_net *hnet,
-			    const struct homa_config *c)
-{
-	u32 mbps = max(READ_ONCE(c->link_mbps), 1);
-
-	return min_t(u64, div_u64(hnet->rx_expected * 8, mbps * 1000ULL),
-		     60000);
-}
-
-/**
- * homa_need_ack_answer() - Answer a NEED_ACK for an RPC whose incoming
- * message is not complete: its sender thinks it has sent everything.
- * If we have been silent long enough for the link to deliver everything
- * we are owed, what is missing is lost: ask for it now (RESEND), as a
- * timer probe would, without waiting for the probe's turn. Otherwise it
- * is most likely still queued on its way, and asking would only queue
- * copies behind it: say BUSY (alive, nothing to ask yet).
- * @rpc: the RPC; the caller holds its socket's lock.
- */
-void homa_need_ack_answer(struct homa_rpc *rpc)
-{
-	struct homa_net *hnet = rpc->hsk->hnet;
-
-	lockdep_assert_held(&rpc->hsk->lock);
-	if (homa_probe_ask_now(&rpc->probe,
-			       homa_rx_drain_ms(hnet, &hnet->config)) &&
-	    homa_resend_missing(rpc))
-		return;
-	homa_rpc_xmit_busy(rpc);
 }
 
 /* Bytes @rpc's sender may send that have not arrived. */
