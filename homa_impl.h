@@ -2,7 +2,9 @@
 /*
  * The kernel-side state of Homa: the per-namespace host
  * (struct homa_net), sockets and their table, and the lock order that every
- * file follows. Files that only make decisions on plain data include
+ * file follows. The functions of each layer are declared in
+ * homa_layer_sys.h, homa_layer_proto.h and homa_layer_out.h, included at
+ * the end. Files that only make decisions on plain data include
  * homa_types.h instead.
  *
  * Lock order (a lock may only be taken while holding locks above it):
@@ -10,7 +12,7 @@
  *   1. the socket lock, lock_sock(&hsk->inet.sk)
  *   2. homa_net.config_lock (sysctl writes; never held with the ones below)
  *   3. homa_sock.lock (the socket's RPCs, their messages, its pool)
- *   4. homa_grant.lock (homa_net.grant: the namespace's list of incoming
+ *   4. homa_grant.lock (homa_net.grant: the namespace's tree of incoming
  *      messages that need grants, across all its sockets); no packet is
  *      sent while it is held: decisions are collected, the lock dropped,
  *      then the GRANTs sent (holding the socket and the peer)
@@ -793,135 +795,12 @@ static inline void homa_metric_inc(struct homa_net *hnet, enum homa_metric m)
 	this_cpu_inc(hnet->metrics->v[m]);
 }
 
-/* homa_sock.c */
-void homa_socktab_init(struct homa_socktab *tab);
-void homa_socktab_exit(struct homa_socktab *tab);
-int homa_sock_init(struct homa_sock *hsk, struct homa_net *hnet);
-void homa_sock_unlink(struct homa_sock *hsk);
-int homa_sock_bind(struct homa_sock *hsk, u16 port);
-struct homa_sock *homa_sock_find(struct homa_net *hnet, u16 port);
-
-/* homa_incoming.c */
-int homa_softirq(struct sk_buff *skb);
-int homa_err_handler_v4(struct sk_buff *skb, u32 info);
-int homa_err_handler_v6(struct sk_buff *skb, struct inet6_skb_parm *opt,
-			u8 type, u8 code, int offset, __be32 info);
-
-/* homa_peer.c */
-void homa_peertab_init(struct homa_net *hnet);
-void homa_peertab_exit(struct homa_net *hnet);
-void homa_peer_put(struct homa_peer *peer);
-void homa_peer_gc(struct homa_net *hnet);
-struct homa_peer *homa_peer_get(struct homa_net *hnet,
-				const struct in6_addr *addr);
-struct dst_entry *homa_peer_dst(struct homa_net *hnet, struct homa_peer *peer,
-				struct flowi *fl);
-bool homa_peer_add_ack(struct homa_peer *peer, u64 id, u16 port);
-int homa_peer_take_acks(struct homa_peer *peer, struct homa_pkt *pkt,
-			int max);
-
-/* homa_rpc.c */
-struct homa_rpc *homa_rpc_alloc_client(struct homa_sock *hsk,
-				       struct homa_peer *peer, u16 dport);
-struct homa_rpc *homa_rpc_alloc_server(struct homa_sock *hsk,
-				       struct homa_peer *peer, u16 sport,
-				       u64 id);
-struct homa_rpc *homa_rpc_find_client(struct homa_sock *hsk, u64 id);
-struct homa_rpc *homa_rpc_find_server(struct homa_sock *hsk,
-				      struct homa_peer *peer, u16 sport,
-				      u64 id);
-void homa_rpc_ready(struct homa_rpc *rpc);
-void homa_rpc_fail(struct homa_rpc *rpc, int err);
-void homa_msgin_reset(struct homa_rpc *rpc);
-bool homa_rpc_server_limited(struct homa_sock *hsk, struct homa_peer *peer);
-void homa_rpc_delivered(struct homa_rpc *rpc);
-void homa_msgin_release(struct homa_rpc *rpc);
-void homa_rpc_end(struct homa_rpc *rpc);
-void homa_rpc_end_all(struct homa_sock *hsk);
-void homa_dedup_add(struct homa_rpc *rpc);
-bool homa_dedup_find(struct homa_sock *hsk, const struct homa_peer *peer,
-		     u16 port, u64 id);
-void homa_dedup_prune(struct homa_sock *hsk, int limit);
-void homa_dedup_clear(struct homa_sock *hsk);
-bool homa_rpc_reap(struct homa_sock *hsk, int limit);
-void homa_rpc_free(struct homa_rpc *rpc);
-void homa_skbs_free(struct homa_net *hnet, struct sk_buff_head *list);
-
-/* homa_xmit.c */
-void homa_xmit_skb(struct homa_sock *hsk, struct homa_peer *peer,
-		   struct sk_buff *skb, int priority);
-void homa_xmit_control(struct homa_sock *hsk, struct homa_peer *peer,
-		       struct homa_pkt *pkt);
-void homa_rpc_xmit_control(struct homa_rpc *rpc, struct homa_pkt *pkt);
-void homa_rpc_xmit_busy(struct homa_rpc *rpc);
-u32 homa_xmit_pkt_bytes(struct homa_rpc *rpc, struct sk_buff *skb);
-void homa_xmit_account(struct homa_net *hnet, u32 bytes);
-
-/* homa_outgoing.c */
-u32 homa_payload_max(struct homa_net *hnet, struct homa_peer *peer);
-int homa_offload_init(void);
-void homa_offload_exit(void);
-void homa_gso_prepare(struct sk_buff *skb, u32 mss, bool ipv6);
-int homa_msgout_fill(struct homa_sock *hsk, struct homa_peer *peer,
-		     struct sk_buff_head *out, struct iov_iter *iter,
-		     u32 length);
-void homa_msgout_attach(struct homa_rpc *rpc, struct sk_buff_head *packets,
-			u32 length);
-void homa_xmit_data(struct homa_rpc *rpc);
-bool homa_msgout_peek(struct homa_rpc *rpc, struct homa_msgout_peek *pk);
-void homa_xmit_data_next(struct homa_rpc *rpc);
-void homa_msgout_grant(struct homa_rpc *rpc, u32 offset, u8 priority);
-void homa_msgout_resend(struct homa_rpc *rpc, u32 offset, u32 length,
-			u8 priority);
-void homa_msgout_restart(struct homa_rpc *rpc);
-
-/* homa_sendmsg.c */
-bool homa_sock_writeable(struct homa_sock *hsk);
-int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t len);
-
-/* homa_incoming.c (also homa_softirq and the error handlers above) */
-void homa_msgin_advance(struct homa_rpc *rpc);
-void homa_msgin_start(struct homa_rpc *rpc, const struct homa_pkt *pkt);
-void homa_msgin_retry(struct homa_sock *hsk);
-bool homa_resend_missing(struct homa_rpc *rpc);
-int homa_rx_drain_ms(const struct homa_net *hnet, const struct homa_config *c);
-void homa_need_ack_answer(struct homa_rpc *rpc);
-
-/* homa_rcvbuf.c */
-int homa_pool_setup(struct homa_sock *hsk, const struct homa_rcvbuf_args *args);
-void homa_pool_free(struct homa_pool *pool);
-int homa_rcvbuf_return(struct homa_sock *hsk,
-		       const struct homa_recvmsg_args *args);
-bool homa_msgin_alloc(struct homa_rpc *rpc);
-bool homa_msgin_share_ok(struct homa_rpc *rpc);
-void homa_msgin_uncharge(struct homa_rpc *rpc);
-
-/* homa_recvmsg.c */
-int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags,
-		 int *addr_len);
-
-/* homa_pacer.c */
-int homa_pacer_net_init(struct homa_net *hnet);
-void homa_pacer_net_exit(struct homa_net *hnet);
-bool homa_pacer_admit(struct homa_rpc *rpc, const struct homa_msgout_peek *pk);
-void homa_pacer_unthrottle(struct homa_rpc *rpc);
-void homa_pacer_tick(struct homa_net *hnet);
-u32 homa_pacer_unsched_window(struct homa_net *hnet);
-
-/* homa_peer_rtt.c */
-int homa_peer_rtt_net_init(struct homa_net *hnet);
-void homa_peer_rtt_net_exit(struct homa_net *hnet);
-void homa_rpc_rtt_sent(struct homa_rpc *rpc, bool retransmit);
-void homa_rpc_rtt_heard(struct homa_rpc *rpc, u8 type);
-u32 homa_peer_sched_window(struct homa_peer *peer);
-u32 homa_peer_resend_ticks(struct homa_peer *peer);
-
-/* homa_timer.c */
-void homa_timer_start(struct homa_net *hnet);
-void homa_timer_stop(struct homa_net *hnet);
-
-/* homa_sysctl.c */
-int homa_sysctl_net_init(struct homa_net *hnet);
-void homa_sysctl_net_exit(struct homa_net *hnet);
+/*
+ * The functions of each layer, bottom layer last (docs/DESIGN.md); the
+ * decision files and the grant scheduler have headers of their own above.
+ */
+#include "homa_layer_sys.h"
+#include "homa_layer_proto.h"
+#include "homa_layer_out.h"
 
 #endif /* _HOMA_IMPL_H */
