@@ -272,6 +272,9 @@ void homa_rpc_end(struct homa_rpc *rpc)
 		hsk->num_client_rpcs--;
 	homa_pacer_unthrottle(rpc);
 	skb_queue_splice_tail_init(&rpc->msgout.packets, &hsk->dead_skbs);
+	/* Its packets are dead: nothing may point at them any more. */
+	rpc->msgout.next_xmit = NULL;
+	rpc->msgout.resend_next = NULL;
 	homa_msgin_reset(rpc);
 	homa_metric_add(hsk->hnet, HOMA_M_rpcs_live, -1);
 	/* A thread waiting for this RPC must learn that it is gone. */
