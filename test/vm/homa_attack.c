@@ -14,9 +14,12 @@
  *	1: as a server sends them, aimed at a client) and at most 2 * IDMAX.
  *	DPORT may be a range LO-HI (a client's ports are not known in
  *	advance): each packet goes to one port of it. Prints "sent N".
- * homa_attack flood ADDR DPORT COUNT
+ * homa_attack flood ADDR DPORT COUNT [PROTO]
  *	COUNT one-packet DATA requests, each a new RPC id, message length
- *	1 MB, 1 byte of payload. Prints "sent N".
+ *	1 MB, 1 byte of payload. Prints "sent N". With PROTO (an IP
+ *	protocol number with no handler, e.g. 253) the same packets carry
+ *	that protocol instead: the victim's IP layer drops them, which
+ *	measures what receiving the flood costs the test bed without Homa.
  *
  * Exits 0 once the packets are sent ("errors" counts those the kernel
  * refused, e.g. with a full queue), 1 if the socket could not be made.
@@ -386,7 +389,7 @@ static void mutation(void)
 	queue(len);
 }
 
-static int set_target(const char *addr, const char *ports)
+static int set_target(const char *addr, const char *ports, int proto)
 {
 	struct sockaddr_in *a4 = (struct sockaddr_in *)&tgt.to;
 	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&tgt.to;
@@ -407,7 +410,7 @@ static int set_target(const char *addr, const char *ports)
 		tgt.port_lo = atoi(ports);
 		tgt.port_hi = tgt.port_lo;
 	}
-	tgt.fd = socket(tgt.family, SOCK_RAW, IPPROTO_HOMA);
+	tgt.fd = socket(tgt.family, SOCK_RAW, proto);
 	if (tgt.fd < 0) {
 		printf("# raw socket: %s\n", strerror(errno));
 		return -1;
@@ -420,7 +423,7 @@ static int cmd_crafted(char **argv)
 {
 	unsigned long long count, i;
 
-	if (set_target(argv[0], argv[1]) < 0)
+	if (set_target(argv[0], argv[1], IPPROTO_HOMA) < 0)
 		return 1;
 	tgt.sport = atoi(argv[2]);
 	tgt.parity = atoi(argv[3]) & 1;
@@ -438,13 +441,13 @@ static int cmd_crafted(char **argv)
 	return 0;
 }
 
-/* flood ADDR DPORT COUNT: one-packet 1 MB requests, new ids. */
-static int cmd_flood(char **argv)
+/* flood ADDR DPORT COUNT [PROTO]: one-packet 1 MB requests, new ids. */
+static int cmd_flood(char **argv, int proto)
 {
 	unsigned long long count, i;
 	unsigned char *p;
 
-	if (set_target(argv[0], argv[1]) < 0)
+	if (set_target(argv[0], argv[1], proto) < 0)
 		return 1;
 	count = strtoull(argv[2], NULL, 0);
 	for (i = 0; i < count; i++) {
@@ -470,10 +473,11 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 9 && !strcmp(argv[1], "crafted"))
 		return cmd_crafted(argv + 2);
-	if (argc == 5 && !strcmp(argv[1], "flood"))
-		return cmd_flood(argv + 2);
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "flood"))
+		return cmd_flood(argv + 2,
+				 argc == 6 ? atoi(argv[5]) : IPPROTO_HOMA);
 	printf("Usage: homa_attack crafted ADDR DPORT[-HI] SPORT PARITY IDMAX\n"
 	       "                          COUNT SEED |\n"
-	       "       homa_attack flood ADDR DPORT COUNT\n");
+	       "       homa_attack flood ADDR DPORT COUNT [PROTO]\n");
 	return 2;
 }

@@ -653,6 +653,53 @@ static char sink_byte(int i)
 }
 
 /*
+ * timeline ADDR PORT MS SIZE: echo RPCs of @size bytes, one at a time, for
+ * @ms milliseconds from one socket (no process start-up in the figure);
+ * check every response; print "slot T N" for each 100 ms of wall-clock
+ * time (T in ms since the epoch, CLOCK_REALTIME, so that a script can
+ * compare it with `date +%s%3N`), N the RPCs that completed in it.
+ */
+static void cmd_timeline(const char *host, int port, int ms, int size)
+{
+	union sockaddr_homa to, from;
+	int fd = homa_socket(parse_addr(host, port, &to)), len, i;
+	char *region = setup_pool(fd), *buf = malloc(size), *got = malloc(size);
+	int nslots = ms / 100 + 2, *slots = calloc(nslots, sizeof(int));
+	struct homa_recvmsg_args ra;
+	struct homa_sendmsg_args sa;
+	struct timespec ts;
+	long long t0, t;
+
+	for (i = 0; i < size; i++)
+		buf[i] = sink_byte(i);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	t0 = ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+	t0 -= t0 % 100;
+	for (t = t0; t - t0 < ms;) {
+		memset(&sa, 0, sizeof(sa));
+		memset(&ra, 0, sizeof(ra));
+		if (do_send(fd, &to, buf, size, &sa) < 0) {
+			fail("sendmsg: %s", strerror(errno));
+			exit(1);
+		}
+		len = do_recv(fd, &ra, &from, 0);
+		if (len != size) {
+			fail("recvmsg: %d %s", len, strerror(errno));
+			exit(1);
+		}
+		gather(region, &ra, len, got);
+		if (memcmp(got, buf, size) != 0)
+			fail("response differs from request");
+		clock_gettime(CLOCK_REALTIME, &ts);
+		t = ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+		if ((t - t0) / 100 < nslots)
+			slots[(t - t0) / 100]++;
+	}
+	for (i = 0; i < nslots; i++)
+		printf("slot %lld %d\n", t0 + 100LL * i, slots[i]);
+}
+
+/*
  * sink PORT: receive requests on PORT, check every byte, print "got LEN"
  * for each in the order they complete, and answer each with one byte.
  */
@@ -1478,6 +1525,7 @@ static void print_usage(void)
 	       "       expect_timeout ADDR PORT | expect_unreach ADDR PORT |\n"
 	       "       expect_noport ADDR PORT |\n"
 	       "       client ADDR PORT COUNT SIZE WINDOW |\n"
+	       "       timeline ADDR PORT MS SIZE |\n"
 	       "       tcp_server PORT | tcp_client ADDR PORT COUNT SIZE |\n"
 	       "       wmem ADDR PORT | replay PORT ID | unknown_ready PORT |\n"
 	       "       sink PORT | send ADDR PORT SIZE [LINGER_MS] |\n"
@@ -1555,6 +1603,9 @@ int main(int argc, char **argv)
 		cmd_bcast(argv[2], atoi(argv[3]));
 	else if (!strcmp(argv[1], "stall_fail") && argc == 4)
 		cmd_stall_fail(argv[2], atoi(argv[3]));
+	else if (!strcmp(argv[1], "timeline") && argc == 6)
+		cmd_timeline(argv[2], atoi(argv[3]), atoi(argv[4]),
+			     atoi(argv[5]));
 	else if (!strcmp(argv[1], "client") && argc == 7)
 		cmd_client(argv[2], atoi(argv[3]), atoi(argv[4]),
 			   atoi(argv[5]), atoi(argv[6]));
