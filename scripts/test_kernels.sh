@@ -3,7 +3,8 @@
 # and run the whole VM suite on every kernel scripts/kernels.sh lists, one
 # after the other; print the time of each part and a closing line
 # "test-kernels: N passed, N failed" summing the VM suites (a failed build
-# counts as one failure).
+# counts as one failure). Each kernel's build log and VM console stay in
+# build/<version>.log and build/<version>.vm.log.
 # Usage: scripts/test_kernels.sh [VER...]   (make test-kernels; default: all)
 set -uo pipefail
 
@@ -39,13 +40,14 @@ for k in "${kernels[@]}"; do
 	line=$(grep -E '^vmtest: [0-9]+ passed, [0-9]+ failed' "$out" |
 		tail -n 1)
 	rm -f "$out"
+	# Keep each kernel's console: the next run overwrites vm.log.
+	cp -f "$TOP/test/vm/build/vm.log" "$TOP/build/$k.vm.log" 2>/dev/null
 	t2=$(date +%s)
 	p=$(echo "$line" | sed -nE 's/.*: ([0-9]+) passed.*/\1/p')
 	f=$(echo "$line" | sed -nE 's/.*passed, ([0-9]+) failed.*/\1/p')
 	passed=$((passed + ${p:-0}))
 	failed=$((failed + ${f:-1}))
-	summary+=("$k: build $((t1 - t0)) s, VM suite $((t2 - t1)) s" \
-		"(with any wait for the VM lock): ${p:-0} passed, ${f:-1} failed")
+	summary+=("$k: build $((t1 - t0)) s, VM suite $((t2 - t1)) s (with any wait for the VM lock): ${p:-0} passed, ${f:-1} failed")
 done
 echo "=== summary ==="
 printf '%s\n' "${summary[@]}"

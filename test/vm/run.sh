@@ -29,6 +29,17 @@ make --no-print-directory -s -C "$TOP/util"
 log="$BUILD/vm.log"
 "$VM" --timeout "${VM_TIMEOUT:-1500}" --log "$log" -- "$VM_DIR/inside.sh" \
 	"$@" 2>&1 || true
+# A VM that never reached the tests (the emulator or virtme-ng failed to
+# start; once in test-kernels, with an empty console) is booted once more;
+# its console is kept. A VM that ran tests is never run again.
+if ! grep -q '^KTAP version' "$log"; then
+	cp -f "$log" "$log.boot-failed"
+	echo "vmtest: the VM did not reach the tests ($(wc -c < "$log") bytes" \
+		"of console, kept in $log.boot-failed); booting once more"
+	tail -n 20 "$log"
+	"$VM" --timeout "${VM_TIMEOUT:-1500}" --log "$log" -- \
+		"$VM_DIR/inside.sh" "$@" 2>&1 || true
+fi
 
 # Print the KTAP part; keep the kernel log in the file.
 sed -n '/^KTAP version/,/^=== kernel log ===/p' "$log" | sed '$d'
