@@ -2,11 +2,15 @@
 /*
  * The receiver's grant scheduler, one per namespace. Incoming
  * messages longer than their unscheduled bytes join the namespace's grant
- * tree (whatever socket they arrive on), ordered by bytes remaining, until
- * their last byte arrives or their RPC ends. Each event that can change a
- * decision (a DATA packet for a listed message, a message leaving the
- * tree, buffer space found for a stalled one) runs a pass: under the grant
- * lock the first HOMA_GRANT_MAX_CANDS messages become an array of
+ * tree (whatever socket they arrive on), ordered by bytes remaining, once
+ * they have their receive buffers and until their last byte arrives or
+ * their RPC ends. A message waiting for buffers is not listed: it could
+ * not be granted, and thousands of them (a forger's one-packet messages
+ * held back by peer_pool_pct) would fill every pass's candidates and keep
+ * the messages that can be granted out of them. Each event that can
+ * change a decision (a DATA packet for a listed message, a message leaving
+ * the tree, buffer space found for a waiting one) runs a pass: under the
+ * grant lock the first HOMA_GRANT_MAX_CANDS messages become an array of
  * candidates for homa_srpt_grants() (what the others are owed is a running
  * sum, so a pass does not walk them), and each decision that grants new
  * bytes is committed to its message's granted offset; then, the lock
@@ -127,7 +131,7 @@ static bool homa_grant_note(struct homa_grant *g, struct homa_rpc *rpc)
 	lockdep_assert_held(&rpc->hsk->lock);
 	lockdep_assert_held(&g->lock);
 	if (rpc->state != RPC_INCOMING || in->length < 0 ||
-	    homa_gaps_complete(&in->gaps))
+	    homa_gaps_complete(&in->gaps) || in->num_bpages == 0)
 		return homa_grant_drop(g, gr);
 	if (!homa_grant_listed(gr)) {
 		/* Short enough to need no grant: never listed. */
@@ -142,7 +146,6 @@ static bool homa_grant_note(struct homa_grant *g, struct homa_rpc *rpc)
 		rb_erase_cached(&gr->node, &g->rpcs);
 	}
 	gr->received = in->length - in->gaps.bytes_remaining;
-	gr->stalled = in->num_bpages == 0;
 	rb_add_cached(&gr->node, &g->rpcs, homa_grant_less);
 	homa_grant_recount(g, rpc);
 	return true;
@@ -160,7 +163,7 @@ static void homa_grant_cand(struct homa_srpt_cand *c, struct homa_rpc *rpc)
 	c->received = gr->received;
 	c->granted = rpc->msgin.granted;
 	c->remaining = homa_grant_remaining(gr);
-	c->flags = gr->stalled ? HOMA_SRPT_STALLED : 0;
+	c->flags = 0;
 }
 
 /*
@@ -348,6 +351,12 @@ static void homa_grant_run(struct homa_net *hnet, struct homa_rpc *rpc)
 void homa_grant_update(struct homa_rpc *rpc)
 {
 	lockdep_assert_held(&rpc->hsk->lock);
+	/*
+	 * Waiting for buffers and not listed: nothing to decide. (Only
+	 * callers holding the socket's lock list or unlist a message.)
+	 */
+	if (!rpc->msgin.num_bpages && !homa_grant_listed(&rpc->grant))
+		return;
 	homa_grant_run(rpc->hsk->hnet, rpc);
 }
 

@@ -56,9 +56,6 @@ struct homa_grant_rpc {
 	 * in homa_grant.owed.
 	 */
 	u32 owed;
-
-	/** @stalled: no receive buffers yet, so it must not be granted. */
-	bool stalled;
 };
 
 /**
