@@ -28,7 +28,7 @@ void homa_cutoffs_get(struct homa_net *hnet, u32 *cutoffs)
 	u32 i;
 
 	for (i = 0; i < HOMA_MAX_PRIORITIES; i++)
-		cutoffs[i] = READ_ONCE(hnet->config.unsched_cutoffs[i]);
+		cutoffs[i] = homa_cfg(hnet, unsched_cutoffs[i]);
 }
 
 /* Install computed cutoffs if they differ; the config mutex is held. */
@@ -124,7 +124,7 @@ void homa_cutoffs_tick(struct homa_net *hnet)
 {
 	if (hnet->timer_count % HOMA_CUTOFFS_TICKS != 0)
 		return;
-	if (!READ_ONCE(hnet->config.auto_cutoffs) ||
+	if (!homa_cfg(hnet, auto_cutoffs) ||
 	    !READ_ONCE(hnet->cutoffs.samples))
 		return;
 	schedule_work(&hnet->cutoffs.work);
@@ -158,7 +158,7 @@ static bool homa_cutoffs_due(struct homa_peer *peer, u16 version)
 void homa_cutoffs_resync(struct homa_sock *hsk, struct homa_peer *peer,
 			 const struct homa_pkt *pkt)
 {
-	u16 version = (u16)READ_ONCE(hsk->hnet->config.cutoff_version);
+	u16 version = (u16)homa_cfg(hsk->hnet, cutoff_version);
 	struct homa_pkt reply = { .type = CUTOFFS };
 
 	if (pkt->data.cutoff_version == version ||
@@ -217,6 +217,6 @@ u8 homa_cutoffs_unsched_prio(struct homa_net *hnet, struct homa_peer *peer,
 		for (i = 0; i < HOMA_MAX_PRIORITIES; i++)
 			cutoffs[i] = READ_ONCE(peer->unsched_cutoffs[i]);
 	return (u8)homa_prio_unsched(cutoffs,
-				     READ_ONCE(hnet->config.num_priorities),
+				     homa_cfg(hnet, num_priorities),
 				     length);
 }

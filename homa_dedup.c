@@ -85,7 +85,7 @@ void homa_dedup_clear(struct homa_sock *hsk)
 void homa_dedup_add(struct homa_rpc *rpc)
 {
 	struct homa_sock *hsk = rpc->hsk;
-	u32 ms = READ_ONCE(hsk->hnet->config.dedup_ms);
+	u32 ms = homa_cfg(hsk->hnet, dedup_ms);
 	struct homa_dedup *d;
 
 	lockdep_assert_held(&hsk->lock);

@@ -250,8 +250,9 @@ struct homa_net {
 	struct net *net;
 
 	/**
-	 * @config: the net.homa.* values. Readers use READ_ONCE() on single
-	 * fields; writers hold @config_lock and use WRITE_ONCE().
+	 * @config: the net.homa.* values. Readers use homa_cfg() (READ_ONCE()
+	 * on single fields) or a layer's params reader; writers hold
+	 * @config_lock and use WRITE_ONCE().
 	 */
 	struct homa_config config;
 
@@ -328,6 +329,19 @@ struct homa_net {
 	/** @pacer: the NIC queue limit on the host's output. */
 	struct homa_pacer pacer;
 };
+
+/**
+ * homa_cfg() - Read one net.homa.* value of a host.
+ * @hnet: the host (struct homa_net *).
+ * @field: a field of struct homa_config (an array element is allowed).
+ *
+ * A sysctl write may change the value at any time: each read sees either
+ * the old or the new value, never a torn one, and two reads may differ.
+ * Code that needs several values consistent with each other, or reads
+ * them per packet, takes a snapshot through its layer's reader instead
+ * (homa_pace_params_read(), homa_grant_params(), homa_timer_params()).
+ */
+#define homa_cfg(hnet, field) READ_ONCE((hnet)->config.field)
 
 /**
  * enum homa_rpc_state - where an RPC is in its life.
@@ -681,10 +695,10 @@ struct homa_skb_cb {
 static inline void homa_pace_params_read(struct homa_net *hnet,
 					 struct homa_pace_params *p)
 {
-	p->link_mbps = READ_ONCE(hnet->config.link_mbps);
-	p->max_nic_queue_ns = READ_ONCE(hnet->config.max_nic_queue_ns);
-	p->fifo_fraction = READ_ONCE(hnet->config.pacer_fifo_fraction);
-	p->throttle_min_bytes = READ_ONCE(hnet->config.throttle_min_bytes);
+	p->link_mbps = homa_cfg(hnet, link_mbps);
+	p->max_nic_queue_ns = homa_cfg(hnet, max_nic_queue_ns);
+	p->fifo_fraction = homa_cfg(hnet, pacer_fifo_fraction);
+	p->throttle_min_bytes = homa_cfg(hnet, throttle_min_bytes);
 }
 
 /* Room for link and IP headers in front of a Homa header. */

@@ -237,7 +237,7 @@ static bool homa_rmem_charge(struct homa_sock *hsk, struct sk_buff *skb)
 	struct sock *sk = &hsk->inet.sk;
 
 	if (atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
-	    (unsigned int)READ_ONCE(hsk->hnet->config.rmem_max))
+	    (unsigned int)homa_cfg(hsk->hnet, rmem_max))
 		return false;
 	skb_set_owner_r(skb, sk);
 	return true;

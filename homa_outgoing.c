@@ -61,7 +61,7 @@ int homa_msgout_fill(struct homa_sock *hsk, struct homa_peer *peer,
 		     struct sk_buff_head *out, struct iov_iter *iter,
 		     u32 length)
 {
-	u32 gso = READ_ONCE(hsk->hnet->config.max_gso_size);
+	u32 gso = homa_cfg(hsk->hnet, max_gso_size);
 	u32 mss = homa_payload_max(hsk->hnet, peer);
 	bool ipv6 = !ipv6_addr_v4mapped(&peer->addr);
 	struct sock *sk = &hsk->inet.sk;
@@ -110,19 +110,19 @@ nomem:
 void homa_msgout_attach(struct homa_rpc *rpc, struct sk_buff_head *packets,
 			u32 length)
 {
-	struct homa_config *cfg = &rpc->hsk->hnet->config;
+	struct homa_net *hnet = rpc->hsk->hnet;
 	struct homa_msgout *out = &rpc->msgout;
 	struct homa_pkt pkt = { .type = DATA };
+	u32 incast_max = homa_cfg(hnet, incast_unsched_bytes);
 	struct sk_buff *skb;
 
 	lockdep_assert_held(&rpc->hsk->lock);
 	out->length = length;
 	out->unscheduled = min_t(u32, length,
-				 homa_pacer_unsched_window(rpc->hsk->hnet));
-	if (rpc->incast &&
-	    out->unscheduled > READ_ONCE(cfg->incast_unsched_bytes)) {
-		out->unscheduled = READ_ONCE(cfg->incast_unsched_bytes);
-		homa_metric_inc(rpc->hsk->hnet, HOMA_M_incast_responses);
+				 homa_pacer_unsched_window(hnet));
+	if (rpc->incast && out->unscheduled > incast_max) {
+		out->unscheduled = incast_max;
+		homa_metric_inc(hnet, HOMA_M_incast_responses);
 	}
 	out->granted = out->unscheduled;
 	out->priority = 0;

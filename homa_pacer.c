@@ -37,7 +37,7 @@
 
 static bool homa_pacer_enabled(struct homa_net *hnet)
 {
-	return READ_ONCE(hnet->config.pacer_enable) != 0;
+	return homa_cfg(hnet, pacer_enable) != 0;
 }
 
 /*
@@ -347,7 +347,7 @@ static int homa_pacer_main(void *arg)
 void homa_pacer_tick(struct homa_net *hnet)
 {
 	struct homa_pacer *pacer = &hnet->pacer;
-	u32 max = READ_ONCE(hnet->config.unsched_bytes);
+	u32 max = homa_cfg(hnet, unsched_bytes);
 	u32 before, after;
 	int i;
 
@@ -376,9 +376,9 @@ void homa_pacer_tick(struct homa_net *hnet)
 u32 homa_pacer_unsched_window(struct homa_net *hnet)
 {
 	struct homa_pacer *pacer = &hnet->pacer;
-	u32 window = READ_ONCE(hnet->config.unsched_bytes);
+	u32 window = homa_cfg(hnet, unsched_bytes);
 
-	if (!READ_ONCE(hnet->config.unsched_adaptive))
+	if (!homa_cfg(hnet, unsched_adaptive))
 		return window;
 	spin_lock_bh(&pacer->lock);
 	window = min(window, pacer->unsched.window);

@@ -74,7 +74,7 @@ void homa_peer_put(struct homa_peer *peer)
  */
 void homa_peer_gc(struct homa_net *hnet)
 {
-	unsigned long idle = READ_ONCE(hnet->config.peer_idle_secs) * HZ;
+	unsigned long idle = homa_cfg(hnet, peer_idle_secs) * HZ;
 	struct homa_peer *peer;
 	struct hlist_node *tmp;
 	int bkt;
@@ -148,7 +148,7 @@ static int homa_peer_route(struct homa_net *hnet, struct homa_peer *peer)
  */
 static bool homa_peer_room(struct homa_net *hnet)
 {
-	int max = READ_ONCE(hnet->config.max_peers);
+	int max = homa_cfg(hnet, max_peers);
 	u32 n = HASH_SIZE(hnet->peers), scanned = 0, i;
 	struct homa_peer *peer;
 	struct hlist_node *tmp;

@@ -24,7 +24,7 @@
 /* Fold one sample into the peer's estimate. */
 static void homa_peer_rtt_sample(struct homa_peer *peer, u64 ns)
 {
-	u32 mbps = READ_ONCE(peer->hnet->config.link_mbps);
+	u32 mbps = homa_cfg(peer->hnet, link_mbps);
 
 	spin_lock_bh(&peer->lock);
 	homa_rtt_sample(&peer->rtt, ns);
@@ -85,7 +85,7 @@ void homa_rpc_rtt_heard(struct homa_rpc *rpc, u8 type)
  */
 u32 homa_peer_sched_window(struct homa_peer *peer)
 {
-	if (!READ_ONCE(peer->hnet->config.rtt_adaptive))
+	if (!homa_cfg(peer->hnet, rtt_adaptive))
 		return 0;
 	return READ_ONCE(peer->sched_window);
 }
@@ -101,13 +101,13 @@ u32 homa_peer_sched_window(struct homa_peer *peer)
  */
 u32 homa_peer_resend_ticks(struct homa_peer *peer)
 {
-	struct homa_config *cfg = &peer->hnet->config;
-	u64 min_ns = (u64)READ_ONCE(cfg->rtt_resend_min_us) * NSEC_PER_USEC;
-	u64 max_ns = (u64)READ_ONCE(cfg->timeout_ticks) * NSEC_PER_MSEC /
+	struct homa_net *hnet = peer->hnet;
+	u64 min_ns = (u64)homa_cfg(hnet, rtt_resend_min_us) * NSEC_PER_USEC;
+	u64 max_ns = (u64)homa_cfg(hnet, timeout_ticks) * NSEC_PER_MSEC /
 		     HOMA_RTT_RESEND_MAX_DIV;
 	u64 rto = READ_ONCE(peer->rto_ns);
 
-	if (!READ_ONCE(cfg->rtt_resend) || !rto)
+	if (!homa_cfg(hnet, rtt_resend) || !rto)
 		return 0;
 	return homa_rtt_ticks(rto, min_ns, max_ns, NSEC_PER_MSEC);
 }
@@ -134,7 +134,7 @@ static void homa_peer_rtt_show(struct seq_file *seq, struct homa_peer *peer,
 static int homa_peers_show(struct seq_file *seq, void *v)
 {
 	struct homa_net *hnet = homa_net(seq_file_single_net(seq));
-	u32 link_mbps = READ_ONCE(hnet->config.link_mbps);
+	u32 link_mbps = homa_cfg(hnet, link_mbps);
 	struct homa_peer *peer;
 	int bkt;
 

@@ -261,7 +261,7 @@ int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags,
 		return homa_sock_error(hsk, err,
 				       "recvmsg: a returned bpage is not in use");
 	/* Free a little of what ended RPCs left, while in process context. */
-	homa_rpc_reap(hsk, READ_ONCE(hsk->hnet->config.reap_limit));
+	homa_rpc_reap(hsk, homa_cfg(hsk->hnet, reap_limit));
 	rpc = homa_wait_ready(hsk, args.id, flags & MSG_DONTWAIT);
 	if (IS_ERR(rpc)) {
 		/* The buffers are back: a retry must not return them again. */

@@ -104,8 +104,8 @@ struct homa_rpc *homa_rpc_alloc_server(struct homa_sock *hsk,
  */
 bool homa_rpc_server_limited(struct homa_sock *hsk, struct homa_peer *peer)
 {
-	int peer_limit = READ_ONCE(hsk->hnet->config.peer_rpc_limit);
-	int sock_limit = READ_ONCE(hsk->hnet->config.sock_rpc_limit);
+	int peer_limit = homa_cfg(hsk->hnet, peer_rpc_limit);
+	int sock_limit = homa_cfg(hsk->hnet, sock_rpc_limit);
 
 	lockdep_assert_held(&hsk->lock);
 	return (sock_limit && hsk->incoming_rpcs >= sock_limit) ||

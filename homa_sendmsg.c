@@ -40,7 +40,7 @@ static int homa_sendmsg_addr(struct sock *sk, struct msghdr *msg,
  */
 static void homa_incast_mark(struct homa_sock *hsk, struct homa_rpc *rpc)
 {
-	int threshold = READ_ONCE(hsk->hnet->config.incast_threshold);
+	int threshold = homa_cfg(hsk->hnet, incast_threshold);
 
 	lockdep_assert_held(&hsk->lock);
 	if (threshold && hsk->num_client_rpcs > threshold) {
@@ -181,7 +181,7 @@ bool homa_sock_writeable(struct homa_sock *hsk)
 {
 	/* sk_wmem_alloc starts at 1 for the socket itself. */
 	return refcount_read(&hsk->inet.sk.sk_wmem_alloc) - 1 <
-	       (unsigned int)READ_ONCE(hsk->hnet->config.wmem_max);
+	       (unsigned int)homa_cfg(hsk->hnet, wmem_max);
 }
 
 /* A writer waiting for transmit memory may go on (or reap). */
@@ -199,17 +199,17 @@ static bool homa_wmem_wake(struct homa_sock *hsk)
  */
 static int homa_wait_wmem(struct homa_sock *hsk, bool nonblocking)
 {
-	struct homa_config *cfg = &hsk->hnet->config;
+	struct homa_net *hnet = hsk->hnet;
 	wait_queue_head_t *wq = sk_sleep(&hsk->inet.sk);
 	bool more;
 
 	for (;;) {
-		more = homa_rpc_reap(hsk, READ_ONCE(cfg->reap_limit));
+		more = homa_rpc_reap(hsk, homa_cfg(hnet, reap_limit));
 		while (more &&
 		       (!homa_sock_writeable(hsk) ||
 			skb_queue_len_lockless(&hsk->dead_skbs) >
-			(u32)READ_ONCE(cfg->dead_buffs_limit)))
-			more = homa_rpc_reap(hsk, READ_ONCE(cfg->reap_limit));
+			(u32)homa_cfg(hnet, dead_buffs_limit)))
+			more = homa_rpc_reap(hsk, homa_cfg(hnet, reap_limit));
 		if (homa_sock_writeable(hsk))
 			return 0;
 		if (nonblocking)

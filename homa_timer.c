@@ -237,7 +237,7 @@ static u64 homa_timer_sock(struct homa_sock *hsk)
 	homa_dedup_prune(hsk, 16);
 	spin_unlock_bh(&hsk->lock);
 	/* An idle application does not reap: the timer does, in steps. */
-	homa_rpc_reap(hsk, READ_ONCE(hnet->config.reap_limit));
+	homa_rpc_reap(hsk, homa_cfg(hnet, reap_limit));
 	return owed;
 }
 

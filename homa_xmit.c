@@ -51,7 +51,7 @@ void homa_xmit_skb(struct homa_sock *hsk, struct homa_peer *peer,
 	struct flowi fl;
 	int tos, prio;
 
-	prio = READ_ONCE(hnet->config.priority_map[priority & 7]);
+	prio = homa_cfg(hnet, priority_map[priority & 7]);
 	tos = prio << 5;
 	homa_metric_inc(hnet, homa_tx_metric(((struct homa_common_hdr *)
 					      skb->data)->type));
