@@ -38,6 +38,7 @@
 #define _HOMA_IMPL_H
 
 #include <linux/hashtable.h>
+#include <linux/jhash.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/rculist.h>
@@ -89,8 +90,14 @@ struct homa_socktab {
 /* Most peers a full table looks at for one to evict (bounded work). */
 #define HOMA_PEER_EVICT_SCAN 64
 
-/* log2 of the number of buckets in a socket's RPC tables. */
+/* log2 of the number of buckets in a socket's client RPC table. */
 #define HOMA_RPCTAB_BITS 8
+
+/*
+ * log2 of the number of buckets in a socket's server RPC table: it holds
+ * up to sock_rpc_limit RPCs whose ids other hosts choose.
+ */
+#define HOMA_SERVER_RPCTAB_BITS 10
 
 /* Most executed requests a server socket remembers (see homa_dedup.c). */
 #define HOMA_DEDUP_MAX 65536
@@ -455,6 +462,12 @@ struct homa_msgin {
 	 */
 	u32 peer_bpages;
 
+	/**
+	 * @wait_node: link in homa_sock.buf_waiters while the message waits
+	 * for bpages (RB_EMPTY_NODE() when it does not).
+	 */
+	struct rb_node wait_node;
+
 	/** @bpage_offsets: where the message goes in the pool. */
 	u32 bpage_offsets[HOMA_MAX_BPAGES];
 };
@@ -626,11 +639,29 @@ struct homa_sock {
 	/** @client_rpcs: client RPCs by id. */
 	DECLARE_HASHTABLE(client_rpcs, HOMA_RPCTAB_BITS);
 
-	/** @server_rpcs: server RPCs by id (ids are unique per client host). */
-	DECLARE_HASHTABLE(server_rpcs, HOMA_RPCTAB_BITS);
+	/**
+	 * @server_rpcs: server RPCs by homa_server_rpc_key() of their id and
+	 * client port (a server RPC is named by client address, port and id).
+	 */
+	DECLARE_HASHTABLE(server_rpcs, HOMA_SERVER_RPCTAB_BITS);
+
+	/**
+	 * @rpc_hash_key: random key of homa_server_rpc_key(), so that a
+	 * client cannot choose ids that share one bucket.
+	 */
+	u32 rpc_hash_key;
 
 	/** @pool: the receive buffer pool; NULL until SO_HOMA_RCVBUF. */
 	struct homa_pool *pool;
+
+	/**
+	 * @buf_waiters: incoming messages waiting for bpages (no pool yet,
+	 * the pool full, or their peer at its share), ordered by peer, then
+	 * length, then id (homa_rcvbuf.c): finding the shortest message
+	 * that may have space costs a lookup per waiting peer, not a look
+	 * at every RPC.
+	 */
+	struct rb_root buf_waiters;
 
 	/** @num_rpcs: RPCs on @active_rpcs. */
 	int num_rpcs;
@@ -674,6 +705,21 @@ struct homa_sock {
 	 */
 	u32 ready_gen;
 };
+
+/**
+ * homa_server_rpc_key() - The key of a server RPC in homa_sock.server_rpcs.
+ * @hsk: the socket.
+ * @sport: the client's port.
+ * @id: the RPC's id (chosen by the client).
+ *
+ * Return: a hash of @id and @sport under the socket's random key.
+ */
+static inline u32 homa_server_rpc_key(const struct homa_sock *hsk, u16 sport,
+				      u64 id)
+{
+	return jhash_3words((u32)id, (u32)(id >> 32), sport,
+			    hsk->rpc_hash_key);
+}
 
 /**
  * struct homa_skb_cb - what Homa keeps in skb->cb of a message packet.

@@ -75,23 +75,14 @@ void homa_msgin_advance(struct homa_rpc *rpc)
  */
 void homa_msgin_retry(struct homa_sock *hsk)
 {
-	struct homa_rpc *rpc, *best;
+	struct homa_rpc *rpc;
 
 	spin_lock_bh(&hsk->lock);
 	while (hsk->pool) {
-		best = NULL;
-		list_for_each_entry(rpc, &hsk->active_rpcs, active_links) {
-			/* Delivered messages also have no bpages: skip them. */
-			if (rpc->state != RPC_INCOMING || rpc->ready ||
-			    rpc->copying || rpc->msgin.length < 0 ||
-			    rpc->msgin.num_bpages || !homa_msgin_share_ok(rpc))
-				continue;
-			if (!best || rpc->msgin.length < best->msgin.length)
-				best = rpc;
-		}
-		if (!best || !homa_msgin_alloc(best))
+		rpc = homa_msgin_waiter(hsk);
+		if (!rpc || !homa_msgin_alloc(rpc))
 			break;
-		homa_msgin_advance(best);
+		homa_msgin_advance(rpc);
 	}
 	spin_unlock_bh(&hsk->lock);
 }

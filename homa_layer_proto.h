@@ -27,7 +27,8 @@ void homa_pool_free(struct homa_pool *pool);
 int homa_rcvbuf_return(struct homa_sock *hsk,
 		       const struct homa_recvmsg_args *args);
 bool homa_msgin_alloc(struct homa_rpc *rpc);
-bool homa_msgin_share_ok(struct homa_rpc *rpc);
+void homa_msgin_unwait(struct homa_rpc *rpc);
+struct homa_rpc *homa_msgin_waiter(struct homa_sock *hsk);
 void homa_msgin_uncharge(struct homa_rpc *rpc);
 
 /* homa_timer.c: the tick */

@@ -8,6 +8,7 @@
  */
 
 #include <linux/module.h>
+#include <linux/random.h>
 #include <net/inet_common.h>
 #include <net/ip.h>
 #include <net/protocol.h>
@@ -46,10 +47,12 @@ static int homa_sk_init(struct sock *sk)
 	INIT_LIST_HEAD(&hsk->active_rpcs);
 	hsk->rx_owed = 0;
 	INIT_LIST_HEAD(&hsk->ready_rpcs);
+	hsk->buf_waiters = RB_ROOT;
 	INIT_LIST_HEAD(&hsk->dead_rpcs);
 	skb_queue_head_init(&hsk->dead_skbs);
 	hash_init(hsk->client_rpcs);
 	hash_init(hsk->server_rpcs);
+	hsk->rpc_hash_key = get_random_u32();
 	hash_init(hsk->dedup_hash);
 	INIT_LIST_HEAD(&hsk->dedup_list);
 	err = homa_sock_init(hsk, hnet);

@@ -11,6 +11,7 @@ static void homa_msgin_init(struct homa_msgin *msgin)
 {
 	msgin->length = -1;
 	skb_queue_head_init(&msgin->packets);
+	RB_CLEAR_NODE(&msgin->wait_node);
 }
 
 static struct homa_rpc *homa_rpc_alloc(struct homa_sock *hsk,
@@ -84,7 +85,8 @@ struct homa_rpc *homa_rpc_alloc_server(struct homa_sock *hsk,
 	rpc = homa_rpc_alloc(hsk, peer, sport, id);
 	if (rpc) {
 		rpc->state = RPC_INCOMING;
-		hash_add(hsk->server_rpcs, &rpc->hash_node, id);
+		hash_add(hsk->server_rpcs, &rpc->hash_node,
+			 homa_server_rpc_key(hsk, sport, id));
 		rpc->limited = true;
 		hsk->incoming_rpcs++;
 		atomic_inc(&peer->incoming_rpcs);
@@ -161,7 +163,8 @@ struct homa_rpc *homa_rpc_find_server(struct homa_sock *hsk,
 	struct homa_rpc *rpc;
 
 	lockdep_assert_held(&hsk->lock);
-	hash_for_each_possible(hsk->server_rpcs, rpc, hash_node, id)
+	hash_for_each_possible(hsk->server_rpcs, rpc, hash_node,
+			       homa_server_rpc_key(hsk, sport, id))
 		if (rpc->id == id && rpc->peer == peer && rpc->dport == sport)
 			return rpc;
 	return NULL;
@@ -237,6 +240,7 @@ void homa_msgin_reset(struct homa_rpc *rpc)
 	 */
 	if (!rpc->copying)
 		homa_msgin_release(rpc);
+	homa_msgin_unwait(rpc);
 	rpc->msgin.length = -1;
 	rpc->msgin.granted = 0;
 	rpc->msgin.sched_prio = 0;

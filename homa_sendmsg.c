@@ -115,7 +115,8 @@ static struct homa_rpc *homa_reply_rpc(struct homa_sock *hsk,
 	struct homa_rpc *rpc;
 
 	lockdep_assert_held(&hsk->lock);
-	hash_for_each_possible(hsk->server_rpcs, rpc, hash_node, id)
+	hash_for_each_possible(hsk->server_rpcs, rpc, hash_node,
+			       homa_server_rpc_key(hsk, port, id))
 		if (rpc->id == id && rpc->state == RPC_IN_SERVICE &&
 		    rpc->dport == port &&
 		    ipv6_addr_equal(&rpc->peer->addr, addr))
