@@ -31,9 +31,11 @@ ksrc=(homa*.c homa*.h)
 ksrc=("${ksrc[@]/homa.mod.c/}")
 mapfile -t ksrc < <(printf '%s\n' "${ksrc[@]}" | grep -v '^$')
 csrc=("${ksrc[@]}" test/vm/homa_test.c test/vm/homa_attack.c test/fuzz/*.c)
-mapfile -t scripts < <(find scripts test .ci util -type f \
-	\( -name '*.sh' -o -path .ci/run -o -path util/testbed \) \
-	2>/dev/null | sort)
+# Not the copies of the tree that build directories hold (the debug
+# lane's test/vm/build/debug/tree).
+mapfile -t scripts < <(find scripts test .ci util -name build -prune -o \
+	-type f \( -name '*.sh' -o -path .ci/run -o -path util/testbed \) \
+	-print 2>/dev/null | sort)
 
 # 1. Build from scratch with W=1 and sparse for every kernel installed
 # (scripts/kernels.sh): no warning of any kind. Debian's sparse (0.6.4)
