@@ -409,6 +409,16 @@ struct homa_msgout {
 
 	/** @birth: when sendmsg handed the message over (ns), for FIFO. */
 	u64 birth;
+
+	/**
+	 * @track: counts the copies of the message's packets this host has
+	 * handed to IP and still holds (homa_xmit.c); NULL before sendmsg
+	 * or without memory. Put when the RPC ends.
+	 */
+	struct homa_txtrack *track;
+
+	/** @last_xmit: jiffies when a packet of the message last went out. */
+	unsigned long last_xmit;
 };
 
 /**

@@ -86,6 +86,10 @@
  * @HOMA_M_rtt_samples: RTT samples taken from peers.
  * @HOMA_M_resends_rtt_timed: RESENDs timed by the peer's RTT estimate.
  * @HOMA_M_resends_tick: RESENDs timed by resend_ticks.
+ * @HOMA_M_resend_in_host: RESENDs answered with BUSY: this host still
+ *	held copies of the message's packets.
+ * @HOMA_M_probe_in_host: timer ticks at which an RPC counted no silence:
+ *	this host still held copies of its outgoing message's packets.
  * @HOMA_M_drop_wrong_source: packets and ICMP errors for a client RPC
  *	dropped: not from (or not about) its server's address and port.
  * @HOMA_M_drop_not_host: packets dropped: not addressed to this host
@@ -175,6 +179,8 @@ enum homa_metric {
 	HOMA_M_rtt_samples,
 	HOMA_M_resends_rtt_timed,
 	HOMA_M_resends_tick,
+	HOMA_M_resend_in_host,
+	HOMA_M_probe_in_host,
 	HOMA_M_drop_wrong_source,
 	HOMA_M_drop_not_host,
 	HOMA_M_drop_policy,

@@ -40,6 +40,8 @@ static struct sk_buff *homa_gso_segment(struct sk_buff *skb,
 	segs = skb_segment(skb, features);
 	if (IS_ERR_OR_NULL(segs))
 		return segs;
+	/* The host holds the segments as it held the packet. */
+	homa_txtrack_copy(skb, segs);
 	if (skb->dev)
 		homa_metric_inc(homa_net(dev_net(skb->dev)),
 				HOMA_M_gso_segmented);

@@ -129,6 +129,7 @@ void homa_msgout_attach(struct homa_rpc *rpc, struct sk_buff_head *packets,
 	out->unsched_prio = homa_cutoffs_unsched_prio(rpc->hsk->hnet,
 						      rpc->peer, length);
 	out->birth = ktime_get_ns();
+	out->track = homa_txtrack_new();
 	pkt.sport = rpc->hsk->port;
 	pkt.dport = rpc->dport;
 	pkt.sender_id = rpc->id;
@@ -178,7 +179,32 @@ static void homa_xmit_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 	homa_metric_inc(rpc->hsk->hnet, HOMA_M_data_tx_prio0 + (prio & 7));
 	if (retransmit || homa_skb_cb(skb)->offset == 0)
 		homa_rpc_rtt_sent(rpc, retransmit);
+	homa_txtrack_attach(copy, out->track);
+	out->last_xmit = jiffies;
 	homa_xmit_skb(rpc->hsk, rpc->peer, copy, prio);
+}
+
+/**
+ * homa_msgout_in_host() - Does this host still hold a copy of a packet of
+ * the RPC's message that it sent (in a qdisc or device queue)?
+ * @rpc: the RPC; the caller holds its socket's lock.
+ *
+ * While it does, the peer's silence is most likely that queue, not loss:
+ * the bytes it asks for wait there, and copies sent now would queue
+ * behind them. A copy held for timeout_ticks after the last transmission
+ * no longer counts (a device that holds packets for ever must not keep an
+ * RPC from recovering).
+ *
+ * Return: true while a copy is held.
+ */
+bool homa_msgout_in_host(const struct homa_rpc *rpc)
+{
+	const struct homa_msgout *out = &rpc->msgout;
+	u32 ms = homa_cfg(rpc->hsk->hnet, timeout_ticks);
+
+	if (!homa_txtrack_held(out->track))
+		return false;
+	return time_before(jiffies, out->last_xmit + msecs_to_jiffies(ms));
 }
 
 /**
@@ -364,7 +390,9 @@ void homa_msgout_grant(struct homa_rpc *rpc, u32 offset, u8 priority)
  * homa_msgout_resend() - A RESEND arrived: send the range again (through
  * the pacer). It also grants the range, since a GRANT may have been lost.
  * A sender with nothing to send yet, or asked only for bytes it has not
- * sent, says BUSY.
+ * sent, says BUSY; so does one whose host still holds copies of the
+ * message's packets (homa_msgout_in_host()): what is asked for most likely
+ * waits in that queue, and another copy would only wait behind it.
  * @rpc: the RPC; the caller holds its socket's lock.
  * @offset: first byte asked for.
  * @length: bytes asked for, or HOMA_RESEND_ALL.
@@ -389,6 +417,15 @@ void homa_msgout_resend(struct homa_rpc *rpc, u32 offset, u32 length,
 		end = offset + min_t(u32, length, out->length);
 	end = min_t(u32, end, out->length);
 	out->priority = priority;
+	if (homa_msgout_in_host(rpc)) {
+		homa_metric_inc(rpc->hsk->hnet, HOMA_M_resend_in_host);
+		if (end > out->granted) {
+			out->granted = end;
+			homa_xmit_data(rpc);
+		}
+		homa_rpc_xmit_busy(rpc);
+		return;
+	}
 	homa_resend_data(rpc, offset, end);
 	if (end > out->granted)
 		out->granted = end;

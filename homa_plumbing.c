@@ -631,6 +631,8 @@ static void __exit homa_exit(void)
 	inet_unregister_protosw(&homa_protosw);
 	inet_del_protocol(&homa_protocol, IPPROTO_HOMA);
 	unregister_pernet_subsys(&homa_net_ops);
+	/* Sent copies still in a queue call back into this module. */
+	homa_txtrack_wait_all();
 	proto_unregister(&homav6_prot);
 	proto_unregister(&homa_prot);
 }

@@ -279,6 +279,8 @@ void homa_rpc_end(struct homa_rpc *rpc)
 	/* Its packets are dead: nothing may point at them any more. */
 	rpc->msgout.next_xmit = NULL;
 	rpc->msgout.resend_next = NULL;
+	homa_txtrack_put(rpc->msgout.track);
+	rpc->msgout.track = NULL;
 	homa_msgin_reset(rpc);
 	homa_metric_add(hsk->hnet, HOMA_M_rpcs_live, -1);
 	/* A thread waiting for this RPC must learn that it is gone. */

@@ -31,6 +31,20 @@ static bool homa_msgin_held(struct homa_rpc *rpc)
 				       &gap) != 0;
 }
 
+/*
+ * Is the RPC's peer silent because this host still holds copies of what
+ * the RPC sent it (homa_msgout_in_host())? Then the silence is this
+ * host's queue, and counting it would only bring probes, and copies, that
+ * wait in the same queue.
+ */
+static bool homa_timer_in_host(struct homa_rpc *rpc)
+{
+	if (!homa_msgout_in_host(rpc))
+		return false;
+	homa_metric_inc(rpc->hsk->hnet, HOMA_M_probe_in_host);
+	return true;
+}
+
 /* Does the RPC wait for its peer (so silence counts against it)? */
 static bool homa_timer_waiting(struct homa_rpc *rpc, bool *receiving)
 {
@@ -43,7 +57,8 @@ static bool homa_timer_waiting(struct homa_rpc *rpc, bool *receiving)
 			return true;
 		}
 		return rpc->state == RPC_OUTGOING &&
-		       rpc->msgout.next_xmit_offset >= rpc->msgout.length;
+		       rpc->msgout.next_xmit_offset >= rpc->msgout.length &&
+		       !homa_timer_in_host(rpc);
 	}
 	/*
 	 * A client that still has granted bytes of its request to send is
@@ -54,6 +69,8 @@ static bool homa_timer_waiting(struct homa_rpc *rpc, bool *receiving)
 	 */
 	if (rpc->msgout.length >= 0 &&
 	    rpc->msgout.next_xmit_offset < rpc->msgout.granted)
+		return false;
+	if (homa_timer_in_host(rpc))
 		return false;
 	*receiving = true;
 	return true;

@@ -4,14 +4,140 @@
  * Homa header is built on the wire through the IPv4 or IPv6 output path
  * (priority to TOS, the peer's cached route, checksum set-up for GSO),
  * building and sending control packets, and counting what skips the
- * pacer in the NIC-queue estimate. Everything that sends calls down into
+ * pacer in the NIC-queue estimate, and knowing which DATA copies this host
+ * still holds (struct homa_txtrack). Everything that sends calls down into
  * this file; it calls nothing of Homa's above it.
  */
 
+#include <linux/delay.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 
 #include "homa_impl.h"
+
+/**
+ * struct homa_txtrack - the DATA copies of one outgoing message that this
+ * host has handed to IP and not yet let go of. Each such copy carries the
+ * destructor homa_txtrack_skb_done(), which the stack runs when the copy
+ * leaves the host (a NIC completes it, a veth or loopback device passes it
+ * on, IP receive orphans it) or is dropped, wherever it waits meanwhile
+ * (a qdisc, a device queue, software segmentation). It holds no pointer
+ * into the RPC, the socket or the namespace: it may outlive all three.
+ */
+struct homa_txtrack {
+	/** @refs: the RPC's reference plus one per copy it tracks. */
+	refcount_t refs;
+
+	/** @held: copies not yet let go of. */
+	atomic_t held;
+};
+
+/*
+ * Trackers not yet freed. Once every namespace is gone, only copies still
+ * in the stack hold any, and each will call into this module's text:
+ * module exit waits for this to reach 0.
+ */
+static atomic_long_t homa_txtrack_live = ATOMIC_LONG_INIT(0);
+
+/**
+ * homa_txtrack_new() - A tracker for a message's copies, with one
+ * reference for the caller.
+ *
+ * Return: the tracker, or NULL without memory (the message is then not
+ * tracked, and homa_txtrack_held() says so).
+ */
+struct homa_txtrack *homa_txtrack_new(void)
+{
+	struct homa_txtrack *t = kmalloc(sizeof(*t), GFP_ATOMIC);
+
+	if (!t)
+		return NULL;
+	refcount_set(&t->refs, 1);
+	atomic_set(&t->held, 0);
+	atomic_long_inc(&homa_txtrack_live);
+	return t;
+}
+
+/**
+ * homa_txtrack_put() - Drop a reference to a tracker.
+ * @t: the tracker, or NULL.
+ */
+void homa_txtrack_put(struct homa_txtrack *t)
+{
+	if (t && refcount_dec_and_test(&t->refs)) {
+		kfree(t);
+		atomic_long_dec(&homa_txtrack_live);
+	}
+}
+
+/* The destructor of a tracked copy: the host let go of it. */
+static void homa_txtrack_skb_done(struct sk_buff *skb)
+{
+	struct homa_txtrack *t = skb_shinfo(skb)->destructor_arg;
+
+	/* Module exit waits for a grace period after the last of these. */
+	rcu_read_lock();
+	atomic_dec(&t->held);
+	homa_txtrack_put(t);
+	rcu_read_unlock();
+}
+
+/**
+ * homa_txtrack_attach() - Make a copy about to be handed to IP one of
+ * those a tracker counts.
+ * @skb: the copy; it has no destructor (it is no socket's memory).
+ * @t: the tracker, or NULL (nothing is tracked).
+ */
+void homa_txtrack_attach(struct sk_buff *skb, struct homa_txtrack *t)
+{
+	if (!t)
+		return;
+	refcount_inc(&t->refs);
+	atomic_inc(&t->held);
+	skb_shinfo(skb)->destructor_arg = t;
+	skb->destructor = homa_txtrack_skb_done;
+}
+
+/**
+ * homa_txtrack_copy() - A tracked packet is cut into segments: each
+ * segment is held as well (the original is let go of when it is freed).
+ * @from: the packet being segmented.
+ * @segs: its segments, a list linked by ->next; none has a destructor.
+ */
+void homa_txtrack_copy(struct sk_buff *from, struct sk_buff *segs)
+{
+	struct homa_txtrack *t = skb_shinfo(from)->destructor_arg;
+	struct sk_buff *seg;
+
+	if (from->destructor != homa_txtrack_skb_done)
+		return;
+	for (seg = segs; seg; seg = seg->next)
+		if (!seg->destructor)
+			homa_txtrack_attach(seg, t);
+}
+
+/**
+ * homa_txtrack_held() - Does this host still hold a copy that @t tracks?
+ * @t: the tracker, or NULL.
+ *
+ * Return: true if a copy is in a queue or device of this host.
+ */
+bool homa_txtrack_held(const struct homa_txtrack *t)
+{
+	return t && atomic_read(&t->held) > 0;
+}
+
+/**
+ * homa_txtrack_wait_all() - Wait until no packet in the stack carries a
+ * destructor of this module (module exit, after every namespace is gone).
+ */
+void homa_txtrack_wait_all(void)
+{
+	while (atomic_long_read(&homa_txtrack_live) > 0)
+		msleep(20);
+	/* The last destructor may still be returning. */
+	synchronize_rcu();
+}
 
 static enum homa_metric homa_tx_metric(u8 type)
 {
