@@ -209,6 +209,14 @@ struct homa_peer {
 	 * with READ_ONCE().
 	 */
 	u64 rto_ns;
+
+	/**
+	 * @resend_backoff: doublings of the RTT-timed RESEND timeout toward
+	 * the peer, from retransmissions that arrived as duplicates
+	 * (homa_rtt_backoff()). Written without a lock (WRITE_ONCE, from
+	 * any CPU's softirq): a lost update only delays a step.
+	 */
+	u8 resend_backoff;
 };
 
 /**

@@ -269,6 +269,8 @@ static void homa_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 	}
 	if (added < 0)
 		goto malformed;
+	if (pkt->data.retransmit)
+		homa_peer_resend_heard(rpc->peer, added == 0);
 	if (added == 0) {
 		homa_metric_inc(hnet, HOMA_M_drop_duplicate);
 		kfree_skb(skb);

@@ -95,5 +95,6 @@ void homa_rpc_rtt_sent(struct homa_rpc *rpc, bool retransmit);
 void homa_rpc_rtt_heard(struct homa_rpc *rpc, u8 type);
 u32 homa_peer_sched_window(struct homa_peer *peer);
 u32 homa_peer_resend_ticks(struct homa_peer *peer);
+void homa_peer_resend_heard(struct homa_peer *peer, bool spurious);
 
 #endif /* _HOMA_LAYER_PROTO_H */

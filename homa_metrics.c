@@ -110,6 +110,8 @@ static const struct {
 	HOMA_METRIC(resends_rtt_timed,
 		    "RESENDs timed by the peer's RTT estimate"),
 	HOMA_METRIC(resends_tick, "RESENDs timed by resend_ticks"),
+	HOMA_METRIC(resends_spurious,
+		    "retransmitted DATA that arrived as a duplicate"),
 	HOMA_METRIC(resend_in_host,
 		    "RESENDs answered BUSY: copies still in this host"),
 	HOMA_METRIC(probe_in_host,

@@ -86,6 +86,8 @@
  * @HOMA_M_rtt_samples: RTT samples taken from peers.
  * @HOMA_M_resends_rtt_timed: RESENDs timed by the peer's RTT estimate.
  * @HOMA_M_resends_tick: RESENDs timed by resend_ticks.
+ * @HOMA_M_resends_spurious: retransmitted DATA that arrived as a
+ *	duplicate: the RESEND for it was premature.
  * @HOMA_M_resend_in_host: RESENDs answered with BUSY: this host still
  *	held copies of the message's packets.
  * @HOMA_M_probe_in_host: timer ticks at which an RPC counted no silence:
@@ -179,6 +181,7 @@ enum homa_metric {
 	HOMA_M_rtt_samples,
 	HOMA_M_resends_rtt_timed,
 	HOMA_M_resends_tick,
+	HOMA_M_resends_spurious,
 	HOMA_M_resend_in_host,
 	HOMA_M_probe_in_host,
 	HOMA_M_drop_wrong_source,

@@ -91,9 +91,28 @@ u32 homa_peer_sched_window(struct homa_peer *peer)
 }
 
 /**
+ * homa_peer_resend_heard() - A retransmitted DATA packet from a peer
+ * arrived: back the RESEND timeout toward it off when the packet brought
+ * nothing new (the RESEND was premature), or take a step back when it
+ * filled a hole.
+ * @peer: the peer.
+ * @spurious: every byte of the packet had arrived already.
+ */
+void homa_peer_resend_heard(struct homa_peer *peer, bool spurious)
+{
+	u8 level = READ_ONCE(peer->resend_backoff);
+
+	if (spurious)
+		homa_metric_inc(peer->hnet, HOMA_M_resends_spurious);
+	WRITE_ONCE(peer->resend_backoff, homa_rtt_backoff(level, spurious));
+}
+
+/**
  * homa_peer_resend_ticks() - Silent ticks after which a receiver asks a
  * peer for missing data: the peer's retransmission timeout, at least
- * rtt_resend_min_us and at most half of timeout_ticks.
+ * rtt_resend_min_us and at most half of timeout_ticks, then doubled for
+ * each level of the peer's backoff (homa_peer_resend_heard()), again at
+ * most half of timeout_ticks.
  * @peer: the peer.
  *
  * Return: the ticks, or 0 when rtt_resend is off or the peer has no RTT
@@ -106,10 +125,13 @@ u32 homa_peer_resend_ticks(struct homa_peer *peer)
 	u64 max_ns = (u64)homa_cfg(hnet, timeout_ticks) * NSEC_PER_MSEC /
 		     HOMA_RTT_RESEND_MAX_DIV;
 	u64 rto = READ_ONCE(peer->rto_ns);
+	u32 ticks;
 
 	if (!homa_cfg(hnet, rtt_resend) || !rto)
 		return 0;
-	return homa_rtt_ticks(rto, min_ns, max_ns, NSEC_PER_MSEC);
+	ticks = homa_rtt_ticks(rto, min_ns, max_ns, NSEC_PER_MSEC);
+	return homa_rtt_backed_off(ticks, READ_ONCE(peer->resend_backoff),
+				   div_u64(max_ns, NSEC_PER_MSEC));
 }
 
 /* One line of /proc/net/homa_peers. */
@@ -125,10 +147,11 @@ static void homa_peer_rtt_show(struct seq_file *seq, struct homa_peer *peer,
 		seq_printf(seq, "%-39pI4", &peer->addr.s6_addr32[3]);
 	else
 		seq_printf(seq, "%-39pI6c", &peer->addr);
-	seq_printf(seq, " %8u %12llu %12llu %12llu %9d %12u\n",
+	seq_printf(seq, " %8u %12llu %12llu %12llu %9d %12u %14u\n",
 		   rtt.num_samples, rtt.rtt_min, rtt.srtt, rtt.rttvar,
 		   homa_rtt_congested(&rtt),
-		   homa_rtt_sched_window(&rtt, link_mbps));
+		   homa_rtt_sched_window(&rtt, link_mbps),
+		   READ_ONCE(peer->resend_backoff));
 }
 
 static int homa_peers_show(struct seq_file *seq, void *v)
@@ -138,9 +161,9 @@ static int homa_peers_show(struct seq_file *seq, void *v)
 	struct homa_peer *peer;
 	int bkt;
 
-	seq_printf(seq, "%-39s %8s %12s %12s %12s %9s %12s\n", "addr",
+	seq_printf(seq, "%-39s %8s %12s %12s %12s %9s %12s %14s\n", "addr",
 		   "samples", "rtt_min_ns", "srtt_ns", "rttvar_ns", "congested",
-		   "sched_window");
+		   "sched_window", "resend_backoff");
 	rcu_read_lock();
 	hash_for_each_rcu(hnet->peers, bkt, peer, node)
 		homa_peer_rtt_show(seq, peer, link_mbps);

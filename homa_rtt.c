@@ -193,6 +193,47 @@ u32 homa_rtt_rto_ticks(const struct homa_rtt *r, u64 min_ns, u64 max_ns,
 }
 
 /**
+ * homa_rtt_backoff() - A retransmitted packet from the peer arrived:
+ * move the backoff of the RESEND timeout toward the peer.
+ * @level: the backoff now (doublings of the timeout).
+ * @spurious: every byte of the packet had arrived already, so the RESEND
+ *	that asked for it was premature (its data was late, not lost).
+ *
+ * As TCP backs its RTO off, a spurious retransmission doubles the timeout
+ * once more, up to HOMA_RTT_BACKOFF_MAX times; a retransmission that
+ * filled a hole was due, and takes one doubling back. One step each way:
+ * with real loss and a slow queue at once, the level settles where
+ * premature and needed RESENDs balance.
+ *
+ * Return: the new level.
+ */
+u8 homa_rtt_backoff(u8 level, bool spurious)
+{
+	if (spurious)
+		return level < HOMA_RTT_BACKOFF_MAX ? level + 1 :
+						      HOMA_RTT_BACKOFF_MAX;
+	return level ? level - 1 : 0;
+}
+
+/**
+ * homa_rtt_backed_off() - A RESEND timeout with its backoff applied.
+ * @ticks: the timeout without backoff.
+ * @level: doublings (above HOMA_RTT_BACKOFF_MAX counts as that).
+ * @max_ticks: the backoff never takes the timeout past this (a timeout
+ *	already longer stays as it is).
+ *
+ * Return: @ticks doubled @level times, limited as above.
+ */
+u32 homa_rtt_backed_off(u32 ticks, u8 level, u32 max_ticks)
+{
+	u64 t = (u64)ticks << min_t(u8, level, HOMA_RTT_BACKOFF_MAX);
+
+	if (t <= max_ticks)
+		return (u32)t;
+	return ticks > max_ticks ? ticks : max_ticks;
+}
+
+/**
  * homa_rtt_unsched_init() - Start a sender's unscheduled window.
  * @u: the state to initialise.
  * @window: the starting window (e.g. net.homa.unsched_bytes).

@@ -22,6 +22,12 @@
 /* The scheduled window covers this many minimum RTTs at link rate. */
 #define HOMA_RTT_WINDOW_RTTS 3
 
+/*
+ * Most doublings of a peer's RESEND timeout that retransmissions arriving
+ * as duplicates earn (homa_rtt_backoff()).
+ */
+#define HOMA_RTT_BACKOFF_MAX 6
+
 /* Longest sample taken at face value (60 s); longer ones count as this. */
 #define HOMA_RTT_MAX_SAMPLE_NS (60ULL * 1000 * 1000 * 1000)
 
@@ -84,6 +90,8 @@ u64 homa_rtt_rto(const struct homa_rtt *r, u64 min_ns, u64 max_ns);
 u32 homa_rtt_ticks(u64 ns, u64 min_ns, u64 max_ns, u32 tick_ns);
 u32 homa_rtt_rto_ticks(const struct homa_rtt *r, u64 min_ns, u64 max_ns,
 		       u32 tick_ns);
+u8 homa_rtt_backoff(u8 level, bool spurious);
+u32 homa_rtt_backed_off(u32 ticks, u8 level, u32 max_ticks);
 void homa_rtt_unsched_init(struct homa_rtt_unsched *u, u32 window);
 void homa_rtt_unsched_sent(struct homa_rtt_unsched *u, u32 bytes,
 			   int unscheduled, int throttled);

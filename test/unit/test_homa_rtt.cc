@@ -436,6 +436,117 @@ TEST(homa_rtt, homa_rtt_rto_ticks__random_vs_model)
 
 /* ---- homa_rtt_unsched_init ----------------------------------------------- */
 
+TEST(homa_rtt, homa_rtt_backoff__steps)
+{
+	EXPECT_EQ(homa_rtt_backoff(0, true), 1);
+	EXPECT_EQ(homa_rtt_backoff(3, true), 4);
+	EXPECT_EQ(homa_rtt_backoff(HOMA_RTT_BACKOFF_MAX, true),
+		  HOMA_RTT_BACKOFF_MAX);
+	EXPECT_EQ(homa_rtt_backoff(200, true), HOMA_RTT_BACKOFF_MAX);
+	EXPECT_EQ(homa_rtt_backoff(4, false), 3);
+	EXPECT_EQ(homa_rtt_backoff(1, false), 0);
+	EXPECT_EQ(homa_rtt_backoff(0, false), 0);
+}
+
+TEST(homa_rtt, homa_rtt_backed_off__doubles_and_limits)
+{
+	EXPECT_EQ(homa_rtt_backed_off(3, 0, 1000), 3u);
+	EXPECT_EQ(homa_rtt_backed_off(3, 1, 1000), 6u);
+	EXPECT_EQ(homa_rtt_backed_off(3, 4, 1000), 48u);
+	/* Levels above the maximum count as the maximum. */
+	EXPECT_EQ(homa_rtt_backed_off(1, 40, 1000),
+		  1u << HOMA_RTT_BACKOFF_MAX);
+	/* The limit caps the backoff ... */
+	EXPECT_EQ(homa_rtt_backed_off(10, 3, 50), 50u);
+	/* ... but never shortens a timeout already past it. */
+	EXPECT_EQ(homa_rtt_backed_off(80, 0, 50), 80u);
+	EXPECT_EQ(homa_rtt_backed_off(80, 2, 50), 80u);
+	/* No overflow near the top of u32. */
+	EXPECT_EQ(homa_rtt_backed_off(0xffffffffu, 6, 0xffffffffu),
+		  0xffffffffu);
+	EXPECT_EQ(homa_rtt_backed_off(0x80000000u, 1, 0xfffffff0u),
+		  0xfffffff0u);
+}
+
+/*
+ * A model of a slow queue that control packets skip: every message's data
+ * reaches the receiver @delay ticks after its RTT-timed timer starts, the
+ * control RTT (hence the unbacked timeout) is @rto ticks. A RESEND fired
+ * before the data arrives is premature: its copy queues behind the data
+ * and arrives as a duplicate (spurious). Returns the premature RESENDs
+ * over @msgs messages and leaves the final level in @level.
+ */
+static int slow_queue_run(uint32_t rto, uint32_t delay, uint32_t max_ticks,
+			  int msgs, uint8_t *level)
+{
+	int spurious = 0;
+
+	for (int m = 0; m < msgs; m++) {
+		uint32_t t = homa_rtt_backed_off(rto, *level, max_ticks);
+
+		if (t < delay) {
+			/* One premature RESEND per message in this model. */
+			spurious++;
+			*level = homa_rtt_backoff(*level, true);
+		}
+	}
+	return spurious;
+}
+
+TEST(homa_rtt, backoff__slow_queue_settles)
+{
+	uint8_t level = 0;
+
+	/* 2-tick RTO, data 50 ticks late: 2 << 5 = 64 >= 50 after 5. */
+	EXPECT_EQ(slow_queue_run(2, 50, 5000, 1000, &level), 5);
+	EXPECT_EQ(level, 5);
+	EXPECT_GE(homa_rtt_backed_off(2, level, 5000), 50u);
+	/* Without backoff every message would have one. */
+	uint8_t none = 0;
+	int naive = 0;
+
+	for (int m = 0; m < 1000; m++)
+		naive += homa_rtt_backed_off(2, none, 5000) < 50;
+	EXPECT_EQ(naive, 1000);
+}
+
+TEST(homa_rtt, backoff__slow_queue_capped)
+{
+	uint8_t level = 0;
+
+	/* A queue longer than the cap: the level saturates, no more. */
+	int s = slow_queue_run(2, 500, 100, 50, &level);
+
+	EXPECT_EQ(level, HOMA_RTT_BACKOFF_MAX);
+	EXPECT_EQ(s, 50);
+	EXPECT_EQ(homa_rtt_backed_off(2, level, 100), 100u);
+}
+
+TEST(homa_rtt, backoff__real_loss_recovers)
+{
+	std::mt19937 rng(13);
+	uint8_t level = HOMA_RTT_BACKOFF_MAX;
+	int filled = 0;
+
+	/*
+	 * The queue drains (no more late data); retransmissions now fill
+	 * real holes, and the level walks back to 0 one step each.
+	 */
+	for (int i = 0; i < 100; i++) {
+		bool spurious = rng() % 10 == 0;	/* a few still late */
+
+		filled += !spurious;
+		level = homa_rtt_backoff(level, spurious);
+	}
+	EXPECT_GT(filled, 80);
+	EXPECT_LE(level, 1);
+	/* Random walks stay within [0, MAX]. */
+	for (int i = 0; i < 100000; i++) {
+		level = homa_rtt_backoff(level, rng() % 2);
+		ASSERT_LE(level, HOMA_RTT_BACKOFF_MAX);
+	}
+}
+
 TEST(homa_rtt, homa_rtt_unsched_init__fields)
 {
 	homa_rtt_unsched u;

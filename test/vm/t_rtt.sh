@@ -44,6 +44,9 @@ for side in "rtt1 10.12.0.2" "rtt2 10.12.0.1"; do
 	check "$ns: srtt at least rtt_min" test "${srtt:-0}" -ge "${min:-0}"
 	check_eq "$ns: sched_window = 3 x rtt_min x link rate" "$window" \
 		"$((3 * ${min:-0} * mbps / 8000))"
+	backoff=$(peer_field "$ns" "$addr" resend_backoff)
+	check "$ns: resend_backoff ($backoff) in 0..6" test "${backoff:--1}" \
+		-ge 0 -a "${backoff:--1}" -le 6
 done
 
 # Measured peer, rtt_resend on: no RESEND is timed by resend_ticks.

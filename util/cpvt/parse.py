@@ -70,14 +70,14 @@ def parse_homa_metrics(text):
 
 
 _PEERS_COLS = ('samples', 'rtt_min_ns', 'srtt_ns', 'rttvar_ns', 'congested',
-               'sched_window')
+               'sched_window', 'resend_backoff')
 
 
 def parse_homa_peers(text):
     """{address: {samples, rtt_min_ns, srtt_ns, rttvar_ns, congested,
-    sched_window}} of a /proc/net/homa_peers text (a header line, then
-    "address samples rtt_min_ns srtt_ns rttvar_ns congested
-    sched_window" per peer)."""
+    sched_window, resend_backoff}} of a /proc/net/homa_peers text (a
+    header line, then "address samples rtt_min_ns srtt_ns rttvar_ns
+    congested sched_window resend_backoff" per peer)."""
     out = {}
     for line in (text or '').splitlines():
         f = line.split()
