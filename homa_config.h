@@ -171,6 +171,19 @@ struct homa_config {
 
 	/** @rtt_resend_min_us: shortest RTT-timed wait before a RESEND. */
 	int rtt_resend_min_us;
+
+	/**
+	 * @rtt_congestion_factor: a peer turns congested when its recent RTT
+	 * exceeds this many times its rtt_min, and back when the RTT falls
+	 * to half of that (0: never congested).
+	 */
+	int rtt_congestion_factor;
+
+	/**
+	 * @rtt_congestion_react: 1 makes a receiver shrink the grant window
+	 * of messages from a congested peer (AIMD, once per round trip).
+	 */
+	int rtt_congestion_react;
 };
 
 /* The parameter may not be written through sysctl. */

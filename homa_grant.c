@@ -164,6 +164,7 @@ static void homa_grant_cand(struct homa_srpt_cand *c, struct homa_rpc *rpc)
 	c->granted = rpc->msgin.granted;
 	c->remaining = homa_grant_remaining(gr);
 	c->flags = 0;
+	c->scale = READ_ONCE(rpc->peer->grant_scale);
 }
 
 /*
@@ -205,6 +206,8 @@ static bool homa_grant_commit(struct homa_net *hnet,
 			      const struct homa_srpt_grant *d,
 			      struct homa_grant_send *s)
 {
+	/* homa_peer.grant_scale goes to homa_srpt_cand.scale as it is. */
+	BUILD_BUG_ON(HOMA_RTT_SCALE_FULL != HOMA_SRPT_SCALE_FULL);
 	struct homa_rpc *rpc = hnet->grant.cand_rpcs[d->index];
 	u32 old = hnet->grant.cands[d->index].granted;
 
@@ -213,6 +216,8 @@ static bool homa_grant_commit(struct homa_net *hnet,
 		return false;
 	/* Pairs with READ_ONCE() in the timer and HOMAIOCINFO. */
 	WRITE_ONCE(rpc->msgin.granted, d->offset);
+	/* Time the first DATA its sender sends with this GRANT in hand. */
+	homa_rpc_rx_probe_start(rpc, d->offset);
 	WRITE_ONCE(rpc->msgin.sched_prio, d->priority);
 	homa_grant_recount(&hnet->grant, rpc);
 	homa_metric_inc(hnet, HOMA_M_grant_decisions);

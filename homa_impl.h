@@ -217,6 +217,30 @@ struct homa_peer {
 	 * any CPU's softirq): a lost update only delays a step.
 	 */
 	u8 resend_backoff;
+
+	/**
+	 * @rx_rtt: the delay data from the peer sees, measured by this host
+	 * as a receiver: from a GRANT to the arrival of the first byte it
+	 * granted (homa_peer_rx_sample()); protected by @lock. Its
+	 * congestion state is the peer's.
+	 */
+	struct homa_rtt rx_rtt;
+
+	/**
+	 * @congested: @rx_rtt.congested as of the last sample, for readers
+	 * without the lock (WRITE_ONCE under @lock, READ_ONCE).
+	 */
+	u8 congested;
+
+	/**
+	 * @grant_scale: the share of the grant window messages from the peer
+	 * get, in 1/HOMA_RTT_SCALE_FULL (0: all; rtt_congestion_react);
+	 * written under @lock, read with READ_ONCE().
+	 */
+	u32 grant_scale;
+
+	/** @scale_ns: when @grant_scale last took a step (ns; @lock). */
+	u64 scale_ns;
 };
 
 /**
@@ -597,6 +621,21 @@ struct homa_rpc {
 	 * data was sent again (Karn's rule).
 	 */
 	bool rtt_done;
+
+	/**
+	 * @rx_probe_ns: when a GRANT for @msgin was decided whose first new
+	 * byte's arrival will end a data-delay sample (ns); 0 while none is
+	 * pending. Set under homa_grant.lock, cleared under the socket's
+	 * lock (READ_ONCE/WRITE_ONCE: losing a sample to a race is harmless).
+	 */
+	u64 rx_probe_ns;
+
+	/**
+	 * @rx_probe_offset: that GRANT's offset (valid with @rx_probe_ns):
+	 * the first DATA packet whose incoming field reaches it ends the
+	 * sample.
+	 */
+	u32 rx_probe_offset;
 };
 
 /**

@@ -271,6 +271,7 @@ static void homa_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 		goto malformed;
 	if (pkt->data.retransmit)
 		homa_peer_resend_heard(rpc->peer, added == 0);
+	homa_rpc_rx_probe_end(rpc, pkt->data.incoming, pkt->data.retransmit);
 	if (added == 0) {
 		homa_metric_inc(hnet, HOMA_M_drop_duplicate);
 		kfree_skb(skb);

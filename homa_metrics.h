@@ -84,6 +84,14 @@
  * @HOMA_M_nic_queue_max_ns: longest NIC queue paced DATA made (ns).
  * @HOMA_M_unsched_halvings: times the unscheduled window was halved.
  * @HOMA_M_rtt_samples: RTT samples taken from peers.
+ * @HOMA_M_rx_delay_samples: data-delay samples taken (GRANT to the
+ *	arrival of the first byte it granted).
+ * @HOMA_M_rtt_congested: times a peer turned congested (its recent data
+ *	delay passed rtt_congestion_factor x its minimum).
+ * @HOMA_M_rtt_uncongested: times a peer's congestion ended.
+ * @HOMA_M_grant_scale_cuts: times a congested peer's share of the grant
+ *	window was halved (rtt_congestion_react).
+ * @HOMA_M_grant_scale_grows: times it grew back a step.
  * @HOMA_M_resends_rtt_timed: RESENDs timed by the peer's RTT estimate.
  * @HOMA_M_resends_tick: RESENDs timed by resend_ticks.
  * @HOMA_M_resends_spurious: retransmitted DATA that arrived as a
@@ -179,6 +187,11 @@ enum homa_metric {
 	HOMA_M_nic_queue_max_ns,
 	HOMA_M_unsched_halvings,
 	HOMA_M_rtt_samples,
+	HOMA_M_rx_delay_samples,
+	HOMA_M_rtt_congested,
+	HOMA_M_rtt_uncongested,
+	HOMA_M_grant_scale_cuts,
+	HOMA_M_grant_scale_grows,
 	HOMA_M_resends_rtt_timed,
 	HOMA_M_resends_tick,
 	HOMA_M_resends_spurious,

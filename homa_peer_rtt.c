@@ -8,6 +8,13 @@
  * The samples feed the peer's estimator (homa_rtt.c decides), which gives
  * the RTT-adaptive scheduled window for the grant code, the timeout of
  * RTT-timed RESENDs, and the lines of /proc/net/homa_peers.
+ *
+ * Those samples are timed by a GRANT, which goes at the highest priority
+ * past the queues scheduled data waits in. So a receiver also times its
+ * own GRANTs to the arrival of the first byte each let go (the data
+ * delay, homa_peer.rx_rtt): its recent value against its minimum is the
+ * peer's congestion state, and with rtt_congestion_react the share of the
+ * grant window the peer's messages get follows it (AIMD).
  */
 
 #include <linux/proc_fs.h>
@@ -33,6 +40,116 @@ static void homa_peer_rtt_sample(struct homa_peer *peer, u64 ns)
 	WRITE_ONCE(peer->rto_ns, (peer->rtt.srtt + 4 * peer->rtt.rttvar) ? : 1);
 	spin_unlock_bh(&peer->lock);
 	homa_metric_inc(peer->hnet, HOMA_M_rtt_samples);
+}
+
+/*
+ * One round trip's step of the share of the grant window the peer's
+ * messages get (homa_rtt_scale_update()), at most once per smoothed data
+ * delay; with rtt_congestion_react off, the whole window. Returns the
+ * metric to count, or HOMA_NUM_METRICS for none. Caller holds peer->lock.
+ */
+static enum homa_metric homa_peer_scale_step(struct homa_peer *peer, u64 now)
+{
+	u32 scale = peer->grant_scale ? : HOMA_RTT_SCALE_FULL;
+	u32 next;
+
+	lockdep_assert_held(&peer->lock);
+	if (!homa_cfg(peer->hnet, rtt_congestion_react)) {
+		WRITE_ONCE(peer->grant_scale, 0);
+		return HOMA_NUM_METRICS;
+	}
+	if (now - peer->scale_ns < peer->rx_rtt.srtt)
+		return HOMA_NUM_METRICS;
+	next = homa_rtt_scale_update(scale, peer->rx_rtt.congested);
+	if (next == scale)
+		return HOMA_NUM_METRICS;
+	peer->scale_ns = now;
+	WRITE_ONCE(peer->grant_scale, next);
+	if (next < scale)
+		return HOMA_M_grant_scale_cuts;
+	return HOMA_M_grant_scale_grows;
+}
+
+/**
+ * homa_peer_rx_sample() - A data-delay sample of a peer: the time from a
+ * GRANT this host decided to the arrival of the first byte it granted.
+ * It includes every queue the peer's scheduled data waits in (its pacer,
+ * the links, a queue shared with other traffic), which control packets
+ * at the highest priority skip. Moves the peer's congestion state and,
+ * with rtt_congestion_react, the share of the grant window its messages
+ * get.
+ * @peer: the sender of the data.
+ * @ns: the sample.
+ */
+void homa_peer_rx_sample(struct homa_peer *peer, u64 ns)
+{
+	u32 factor = homa_cfg(peer->hnet, rtt_congestion_factor);
+	u64 now = ktime_get_ns();
+	enum homa_metric step;
+	int change;
+
+	spin_lock_bh(&peer->lock);
+	homa_rtt_sample(&peer->rx_rtt, ns);
+	change = homa_rtt_congestion_update(&peer->rx_rtt, factor);
+	WRITE_ONCE(peer->congested, peer->rx_rtt.congested);
+	step = homa_peer_scale_step(peer, now);
+	spin_unlock_bh(&peer->lock);
+	homa_metric_inc(peer->hnet, HOMA_M_rx_delay_samples);
+	if (change > 0)
+		homa_metric_inc(peer->hnet, HOMA_M_rtt_congested);
+	else if (change < 0)
+		homa_metric_inc(peer->hnet, HOMA_M_rtt_uncongested);
+	if (step != HOMA_NUM_METRICS)
+		homa_metric_inc(peer->hnet, step);
+}
+
+/**
+ * homa_rpc_rx_probe_start() - A GRANT for an RPC's incoming message was
+ * decided: time the arrival of the first DATA packet sent after the
+ * sender had it, unless a sample is pending.
+ * @rpc: the RPC; the caller holds homa_grant.lock.
+ * @offset: the GRANT's offset.
+ */
+void homa_rpc_rx_probe_start(struct homa_rpc *rpc, u32 offset)
+{
+	if (READ_ONCE(rpc->rx_probe_ns))
+		return;
+	WRITE_ONCE(rpc->rx_probe_offset, offset);
+	/* The offset is visible before the probe that makes it valid. */
+	smp_wmb();
+	WRITE_ONCE(rpc->rx_probe_ns, ktime_get_ns() ? : 1);
+}
+
+/**
+ * homa_rpc_rx_probe_end() - A DATA packet of an RPC's incoming message
+ * arrived: if its sender had the GRANT a pending probe times when it sent
+ * the packet (the packet's incoming field, the sender's grant offset then,
+ * is at least that GRANT's), and sent it for the first time, the time
+ * since the GRANT was decided is a data-delay sample of the peer. Packets
+ * already on their way when the GRANT arrived say less, whatever bytes
+ * they carry (a packet cut into segments on the way carries bytes past
+ * the old grant offset).
+ * @rpc: the RPC; the caller holds its socket's lock.
+ * @incoming: the packet's incoming field.
+ * @retransmit: it was sent again (no sample: Karn's rule).
+ */
+void homa_rpc_rx_probe_end(struct homa_rpc *rpc, u32 incoming,
+			   bool retransmit)
+{
+	u64 start = READ_ONCE(rpc->rx_probe_ns);
+	u32 first;
+
+	lockdep_assert_held(&rpc->hsk->lock);
+	if (!start)
+		return;
+	/* Pairs with smp_wmb() in homa_rpc_rx_probe_start(). */
+	smp_rmb();
+	first = READ_ONCE(rpc->rx_probe_offset);
+	if (incoming < first)
+		return;
+	WRITE_ONCE(rpc->rx_probe_ns, 0);
+	if (!retransmit)
+		homa_peer_rx_sample(rpc->peer, ktime_get_ns() - start);
 }
 
 /**
@@ -138,20 +255,25 @@ u32 homa_peer_resend_ticks(struct homa_peer *peer)
 static void homa_peer_rtt_show(struct seq_file *seq, struct homa_peer *peer,
 			       u32 link_mbps)
 {
-	struct homa_rtt rtt;
+	struct homa_rtt rtt, rx;
+	u32 scale;
 
 	spin_lock_bh(&peer->lock);
 	rtt = peer->rtt;
+	rx = peer->rx_rtt;
+	scale = peer->grant_scale;
 	spin_unlock_bh(&peer->lock);
 	if (ipv6_addr_v4mapped(&peer->addr))
 		seq_printf(seq, "%-39pI4", &peer->addr.s6_addr32[3]);
 	else
 		seq_printf(seq, "%-39pI6c", &peer->addr);
-	seq_printf(seq, " %8u %12llu %12llu %12llu %9d %12u %14u\n",
+	seq_printf(seq,
+		   " %8u %12llu %12llu %12llu %12u %14u %10u %12llu %12llu %9u %11u\n",
 		   rtt.num_samples, rtt.rtt_min, rtt.srtt, rtt.rttvar,
-		   homa_rtt_congested(&rtt),
 		   homa_rtt_sched_window(&rtt, link_mbps),
-		   READ_ONCE(peer->resend_backoff));
+		   READ_ONCE(peer->resend_backoff), rx.num_samples,
+		   rx.rtt_min, homa_rtt_recent(&rx), rx.congested,
+		   scale ? : HOMA_RTT_SCALE_FULL);
 }
 
 static int homa_peers_show(struct seq_file *seq, void *v)
@@ -161,9 +283,11 @@ static int homa_peers_show(struct seq_file *seq, void *v)
 	struct homa_peer *peer;
 	int bkt;
 
-	seq_printf(seq, "%-39s %8s %12s %12s %12s %9s %12s %14s\n", "addr",
-		   "samples", "rtt_min_ns", "srtt_ns", "rttvar_ns", "congested",
-		   "sched_window", "resend_backoff");
+	seq_printf(seq,
+		   "%-39s %8s %12s %12s %12s %12s %14s %10s %12s %12s %9s %11s\n",
+		   "addr", "samples", "rtt_min_ns", "srtt_ns", "rttvar_ns",
+		   "sched_window", "resend_backoff", "rx_samples",
+		   "rx_rtt_min_ns", "rx_recent_ns", "congested", "grant_scale");
 	rcu_read_lock();
 	hash_for_each_rcu(hnet->peers, bkt, peer, node)
 		homa_peer_rtt_show(seq, peer, link_mbps);

@@ -6,10 +6,11 @@
  * retransmission timeout, plus the minimum ever seen, which gives the
  * scheduled window (three minimum RTTs of bytes at link rate) and, with
  * the overcommitment, max_incoming. A recent RTT far above the minimum
- * signals congestion. The sender's unscheduled window is AIMD: it halves
- * when unscheduled bytes make up less than 40% of what the sender sends
- * while its throttle queue is not empty, and grows back by an eighth of
- * its maximum per interval in which nothing was throttled.
+ * signals congestion, a state with hysteresis. The sender's unscheduled
+ * window is AIMD: it halves when unscheduled bytes make up less than 40%
+ * of what the sender sends while its throttle queue is not empty, and
+ * grows back by an eighth of its maximum per interval in which nothing
+ * was throttled.
  */
 
 #include "homa_rtt.h"
@@ -61,17 +62,14 @@ void homa_rtt_sample(struct homa_rtt *r, u64 rtt_ns)
 }
 
 /**
- * homa_rtt_congested() - Does the path to the peer look congested?
+ * homa_rtt_recent() - The recent RTT to the peer: the smallest of the
+ * last HOMA_RTT_RECENT samples (or of all, if there are fewer), so that
+ * one delayed sample alone does not raise it: only queues that persist do.
  * @r: the peer's estimator.
  *
- * The signal uses the smallest of the recent samples (the last
- * HOMA_RTT_RECENT, or all if there are fewer), so one delayed sample
- * alone does not raise it: only queues that persist do.
- *
- * Return: 1 if that sample exceeds HOMA_RTT_CONGESTION_FACTOR times
- * rtt_min, else 0 (also with no samples).
+ * Return: the RTT in ns, 0 with no samples.
  */
-int homa_rtt_congested(const struct homa_rtt *r)
+u64 homa_rtt_recent(const struct homa_rtt *r)
 {
 	u32 n = r->num_samples < HOMA_RTT_RECENT ? r->num_samples :
 						   HOMA_RTT_RECENT;
@@ -84,7 +82,51 @@ int homa_rtt_congested(const struct homa_rtt *r)
 	for (i = 1; i < n; i++)
 		if (r->recent[i] < low)
 			low = r->recent[i];
-	return low > HOMA_RTT_CONGESTION_FACTOR * r->rtt_min;
+	return low;
+}
+
+/**
+ * homa_rtt_congested() - Is the recent RTT past the congestion threshold?
+ * The signal alone, without hysteresis.
+ * @r: the peer's estimator.
+ * @factor: the threshold in multiples of rtt_min (0: never).
+ *
+ * Return: 1 if homa_rtt_recent() exceeds @factor times rtt_min, else 0
+ * (also with no samples).
+ */
+int homa_rtt_congested(const struct homa_rtt *r, u32 factor)
+{
+	if (!factor || r->num_samples == 0)
+		return 0;
+	return homa_rtt_recent(r) > (u64)factor * r->rtt_min;
+}
+
+/**
+ * homa_rtt_congestion_update() - Move the peer's congestion state after a
+ * sample (or a change of @factor).
+ * @r: the peer's estimator.
+ * @factor: the threshold in multiples of rtt_min (0: never congested).
+ *
+ * The state turns on when homa_rtt_congested() says so, and off only
+ * when the recent RTT is at most half the threshold (@factor * rtt_min
+ * / 2), so that a queue hovering near the threshold does not make the
+ * reactions to it flap with every sample.
+ *
+ * Return: 1 if the state turned on, -1 if it turned off, else 0.
+ */
+int homa_rtt_congestion_update(struct homa_rtt *r, u32 factor)
+{
+	if (!r->congested) {
+		if (!homa_rtt_congested(r, factor))
+			return 0;
+		r->congested = 1;
+		return 1;
+	}
+	if (factor && r->num_samples &&
+	    2 * homa_rtt_recent(r) > (u64)factor * r->rtt_min)
+		return 0;
+	r->congested = 0;
+	return -1;
 }
 
 /**
@@ -231,6 +273,32 @@ u32 homa_rtt_backed_off(u32 ticks, u8 level, u32 max_ticks)
 	if (t <= max_ticks)
 		return (u32)t;
 	return ticks > max_ticks ? ticks : max_ticks;
+}
+
+/**
+ * homa_rtt_scale_update() - One round trip's step of the share of its
+ * grant window a receiver gives a peer (AIMD).
+ * @scale: the share now, in 1/HOMA_RTT_SCALE_FULL (0 counts as full).
+ * @congested: the peer's congestion state (homa_rtt_congestion_update()).
+ *
+ * Additive increase, multiplicative decrease, as TCP's congestion window
+ * moves: halve while congested (not below HOMA_RTT_SCALE_MIN), grow by
+ * HOMA_RTT_SCALE_STEP otherwise (not above HOMA_RTT_SCALE_FULL). AIMD is
+ * what lets flows that share a queue converge to fair shares (Chiu and
+ * Jain), and a queue shared with TCP is the case this exists for: Homa
+ * backs off about as TCP does, and no faster.
+ *
+ * Return: the new share.
+ */
+u32 homa_rtt_scale_update(u32 scale, bool congested)
+{
+	if (scale == 0 || scale > HOMA_RTT_SCALE_FULL)
+		scale = HOMA_RTT_SCALE_FULL;
+	if (congested)
+		return scale / 2 > HOMA_RTT_SCALE_MIN ? scale / 2 :
+							HOMA_RTT_SCALE_MIN;
+	scale += HOMA_RTT_SCALE_STEP;
+	return scale < HOMA_RTT_SCALE_FULL ? scale : HOMA_RTT_SCALE_FULL;
 }
 
 /**

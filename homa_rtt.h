@@ -16,7 +16,10 @@
 /* Recent samples kept for the congestion signal. */
 #define HOMA_RTT_RECENT 4
 
-/* Congestion: recent RTTs above this many times the minimum. */
+/*
+ * Congestion: recent RTTs above this many times the minimum (the default
+ * of net.homa.rtt_congestion_factor).
+ */
 #define HOMA_RTT_CONGESTION_FACTOR 8
 
 /* The scheduled window covers this many minimum RTTs at link rate. */
@@ -27,6 +30,16 @@
  * as duplicates earn (homa_rtt_backoff()).
  */
 #define HOMA_RTT_BACKOFF_MAX 6
+
+/*
+ * The share of the grant window a receiver gives a congested peer, in
+ * 1/HOMA_RTT_SCALE_FULL (homa_rtt_scale_update()): halved per round trip
+ * while congested, down to HOMA_RTT_SCALE_MIN; grown back by
+ * HOMA_RTT_SCALE_STEP per round trip when not.
+ */
+#define HOMA_RTT_SCALE_FULL 1024
+#define HOMA_RTT_SCALE_MIN 16
+#define HOMA_RTT_SCALE_STEP 128
 
 /* Longest sample taken at face value (60 s); longer ones count as this. */
 #define HOMA_RTT_MAX_SAMPLE_NS (60ULL * 1000 * 1000 * 1000)
@@ -61,6 +74,13 @@ struct homa_rtt {
 
 	/** @num_samples: samples taken (stops at 0xffffffff). */
 	u32 num_samples;
+
+	/**
+	 * @congested: the congestion state, with hysteresis
+	 * (homa_rtt_congestion_update()): 1 from when the recent RTT passes
+	 * the threshold until it falls to half of it.
+	 */
+	u8 congested;
 };
 
 /**
@@ -83,7 +103,9 @@ struct homa_rtt_unsched {
 
 void homa_rtt_init(struct homa_rtt *r);
 void homa_rtt_sample(struct homa_rtt *r, u64 rtt_ns);
-int homa_rtt_congested(const struct homa_rtt *r);
+u64 homa_rtt_recent(const struct homa_rtt *r);
+int homa_rtt_congested(const struct homa_rtt *r, u32 factor);
+int homa_rtt_congestion_update(struct homa_rtt *r, u32 factor);
 u32 homa_rtt_sched_window(const struct homa_rtt *r, u32 link_mbps);
 u64 homa_rtt_max_incoming(u32 window, u32 max_overcommit);
 u64 homa_rtt_rto(const struct homa_rtt *r, u64 min_ns, u64 max_ns);
@@ -91,6 +113,7 @@ u32 homa_rtt_ticks(u64 ns, u64 min_ns, u64 max_ns, u32 tick_ns);
 u32 homa_rtt_rto_ticks(const struct homa_rtt *r, u64 min_ns, u64 max_ns,
 		       u32 tick_ns);
 u8 homa_rtt_backoff(u8 level, bool spurious);
+u32 homa_rtt_scale_update(u32 scale, bool congested);
 u32 homa_rtt_backed_off(u32 ticks, u8 level, u32 max_ticks);
 void homa_rtt_unsched_init(struct homa_rtt_unsched *u, u32 window);
 void homa_rtt_unsched_sent(struct homa_rtt_unsched *u, u32 bytes,

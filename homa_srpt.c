@@ -140,6 +140,28 @@ u32 homa_srpt_window(const struct homa_srpt_params *p, u32 active)
 }
 
 /**
+ * homa_srpt_scaled() - The window of one message whose sender's path is
+ * congested.
+ * @window: the window of every message (homa_srpt_window()).
+ * @scale: the message's share, in 1/HOMA_SRPT_SCALE_FULL (0 or at least
+ *	HOMA_SRPT_SCALE_FULL: all of it).
+ *
+ * Return: @window * @scale / HOMA_SRPT_SCALE_FULL, rounded down but at
+ * least HOMA_SRPT_MIN_WINDOW (and never above @window).
+ */
+u32 homa_srpt_scaled(u32 window, u32 scale)
+{
+	u32 w;
+
+	if (scale == 0 || scale >= HOMA_SRPT_SCALE_FULL)
+		return window;
+	w = (u32)(((u64)window * scale) / HOMA_SRPT_SCALE_FULL);
+	if (w < HOMA_SRPT_MIN_WINDOW)
+		w = HOMA_SRPT_MIN_WINDOW;
+	return w < window ? w : window;
+}
+
+/**
  * homa_srpt_outstanding() - Bytes granted but not yet received.
  * @cands: the messages.
  * @n: number of entries in @cands.
@@ -273,7 +295,8 @@ static u64 homa_srpt_fifo_pick(const struct homa_srpt_params *p,
  *       entries; receives the decisions.
  *
  * The messages homa_srpt_rank() chooses get, in rank order, entries with
- * offset min(length, received + window) (homa_srpt_window()), never below
+ * offset min(length, received + window) (homa_srpt_window(), scaled by
+ * the message's @scale with homa_srpt_scaled()), never below
  * their current grant, and the priority homa_srpt_sched_prio() gives their
  * rank. New bytes are granted only while the total of granted-but-
  * unreceived bytes stays at most @p->max_incoming; when it would not,
@@ -314,7 +337,7 @@ u32 homa_srpt_grants(const struct homa_srpt_params *p,
 	for (r = 0; r < active; r++) {
 		c = &cands[ranked[r]];
 		base = homa_srpt_base(c);
-		target = (u64)c->received + window;
+		target = (u64)c->received + homa_srpt_scaled(window, c->scale);
 		if (target > c->length)
 			target = c->length;
 		extra = target > base ? target - base : 0;

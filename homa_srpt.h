@@ -30,6 +30,15 @@
  */
 #define HOMA_SRPT_FIFO_MAX_BEHIND 64
 
+/* struct homa_srpt_cand.scale of a whole window. */
+#define HOMA_SRPT_SCALE_FULL 1024
+
+/*
+ * A scaled window is never below this many bytes: one full-size packet
+ * (1500-byte MTU) and a little more, so a congested sender still moves.
+ */
+#define HOMA_SRPT_MIN_WINDOW 1500
+
 /**
  * struct homa_srpt_cand - one incoming message the grant decision may
  * consider. The caller fills one per message from its own state; all
@@ -65,6 +74,13 @@ struct homa_srpt_cand {
 
 	/** @flags: HOMA_SRPT_* bits. */
 	u32 flags;
+
+	/**
+	 * @scale: the share of the window this message may be granted, in
+	 * 1/HOMA_SRPT_SCALE_FULL (its sender's path is congested); 0 or
+	 * HOMA_SRPT_SCALE_FULL for the whole window.
+	 */
+	u32 scale;
 };
 
 /**
@@ -134,6 +150,7 @@ struct homa_srpt_grant {
 u32 homa_srpt_rank(const struct homa_srpt_cand *cands, u32 n,
 		   u32 max_overcommit, u32 *ranked);
 u32 homa_srpt_window(const struct homa_srpt_params *p, u32 active);
+u32 homa_srpt_scaled(u32 window, u32 scale);
 u64 homa_srpt_outstanding(const struct homa_srpt_cand *cands, u32 n);
 u8 homa_srpt_sched_prio(u32 rank, u32 active, u32 max_sched_prio);
 void homa_srpt_fifo_init(struct homa_srpt_fifo *f);

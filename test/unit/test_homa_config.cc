@@ -82,6 +82,9 @@ const Expected kExpected[] = {
 	SCALAR(unsched_adaptive, "unsched_adaptive", 1),
 	SCALAR(rtt_resend, "rtt_resend", 1),
 	SCALAR(rtt_resend_min_us, "rtt_resend_min_us", 2000),
+	/* Congestion the grants do not see (issue 13). */
+	SCALAR(rtt_congestion_factor, "rtt_congestion_factor", 8),
+	SCALAR(rtt_congestion_react, "rtt_congestion_react", 0),
 	/* Bounded state (issue 15). */
 	SCALAR(peer_rpc_limit, "peer_rpc_limit", 5000),
 	SCALAR(sock_rpc_limit, "sock_rpc_limit", 20000),
@@ -636,6 +639,9 @@ TEST(homa_config_check, spec_ranges_from_spec)
 		{ "throttle_min_bytes", -1 },	{ "rtt_adaptive", 2 },
 		{ "unsched_adaptive", 2 },	{ "rtt_resend", 2 },
 		{ "rtt_resend_min_us", 0 },
+		{ "rtt_congestion_factor", -1 },
+		{ "rtt_congestion_factor", 1001 },
+		{ "rtt_congestion_react", -1 },	{ "rtt_congestion_react", 2 },
 	};
 
 	for (auto &b : bad) {

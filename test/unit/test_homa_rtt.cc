@@ -76,10 +76,29 @@ struct ModelRtt {
 		if (recent.size() > 4)
 			recent.pop_front();
 	}
+	uint64_t recent_low() const
+	{
+		return n ? *std::min_element(recent.begin(), recent.end()) : 0;
+	}
 	bool congested() const
 	{
-		return n && *std::min_element(recent.begin(), recent.end()) >
-			    8 * min;
+		return n && recent_low() > 8 * min;
+	}
+	/* The state with hysteresis: on above 8 x min, off at 4 x min. */
+	bool state = false;
+	int update(uint64_t factor)
+	{
+		double low = (double)recent_low(), thr = (double)factor * min;
+
+		if (!state && factor && n && low > thr) {
+			state = true;
+			return 1;
+		}
+		if (state && (!factor || !n || low <= thr / 2)) {
+			state = false;
+			return -1;
+		}
+		return 0;
 	}
 };
 
@@ -227,7 +246,7 @@ TEST(homa_rtt, homa_rtt_sample__random_vs_model)
 			ASSERT_EQ(t.r.srtt, m.srtt) << i;
 			ASSERT_EQ(t.r.rttvar, m.var) << i;
 			ASSERT_EQ(t.r.rtt_min, m.min) << i;
-			ASSERT_EQ(homa_rtt_congested(&t.r), m.congested())
+			ASSERT_EQ(homa_rtt_congested(&t.r, 8), m.congested())
 				<< i;
 			/* The integer filter stays near the real one. */
 			ASSERT_NEAR((double)t.r.srtt, m.fsrtt,
@@ -244,7 +263,7 @@ TEST(homa_rtt, homa_rtt_congested__no_samples)
 {
 	Rtt t;
 
-	EXPECT_EQ(homa_rtt_congested(&t.r), 0);
+	EXPECT_EQ(homa_rtt_congested(&t.r, 8), 0);
 }
 
 TEST(homa_rtt, homa_rtt_congested__persistent_queue)
@@ -252,11 +271,11 @@ TEST(homa_rtt, homa_rtt_congested__persistent_queue)
 	Rtt t;
 
 	t.sample({ 1000, 9000, 9000, 9000 });
-	EXPECT_EQ(homa_rtt_congested(&t.r), 0);	/* 1000 still recent */
+	EXPECT_EQ(homa_rtt_congested(&t.r, 8), 0);	/* 1000 still recent */
 	t.sample({ 9000 });
-	EXPECT_EQ(homa_rtt_congested(&t.r), 1);
+	EXPECT_EQ(homa_rtt_congested(&t.r, 8), 1);
 	t.sample({ 7000 });
-	EXPECT_EQ(homa_rtt_congested(&t.r), 0);
+	EXPECT_EQ(homa_rtt_congested(&t.r, 8), 0);
 }
 
 TEST(homa_rtt, homa_rtt_congested__strictly_above)
@@ -264,9 +283,9 @@ TEST(homa_rtt, homa_rtt_congested__strictly_above)
 	Rtt t;
 
 	t.sample({ 1000, 8000, 8000, 8000, 8000 });
-	EXPECT_EQ(homa_rtt_congested(&t.r), 0);
+	EXPECT_EQ(homa_rtt_congested(&t.r, 8), 0);
 	t.sample({ 8001, 8001, 8001, 8001 });
-	EXPECT_EQ(homa_rtt_congested(&t.r), 1);
+	EXPECT_EQ(homa_rtt_congested(&t.r, 8), 1);
 }
 
 TEST(homa_rtt, homa_rtt_congested__few_samples)
@@ -274,9 +293,117 @@ TEST(homa_rtt, homa_rtt_congested__few_samples)
 	Rtt t;
 
 	t.sample({ 1000 });
-	EXPECT_EQ(homa_rtt_congested(&t.r), 0);
+	EXPECT_EQ(homa_rtt_congested(&t.r, 8), 0);
 	t.r.rtt_min = 100;	/* as if an older, lower sample had left */
-	EXPECT_EQ(homa_rtt_congested(&t.r), 1);
+	EXPECT_EQ(homa_rtt_congested(&t.r, 8), 1);
+}
+
+TEST(homa_rtt, homa_rtt_congested__factor)
+{
+	Rtt t;
+
+	t.sample({ 1000, 3500, 3500, 3500, 3500 });
+	EXPECT_EQ(homa_rtt_congested(&t.r, 8), 0);
+	EXPECT_EQ(homa_rtt_congested(&t.r, 3), 1);
+	EXPECT_EQ(homa_rtt_congested(&t.r, 4), 0);
+	/* 0 turns detection off. */
+	EXPECT_EQ(homa_rtt_congested(&t.r, 0), 0);
+}
+
+/* ---- homa_rtt_recent ----------------------------------------------------- */
+
+TEST(homa_rtt, homa_rtt_recent__window_minimum)
+{
+	Rtt t;
+
+	EXPECT_EQ(homa_rtt_recent(&t.r), 0u);
+	t.sample({ 5000 });
+	EXPECT_EQ(homa_rtt_recent(&t.r), 5000u);
+	t.sample({ 7000, 3000, 9000 });
+	EXPECT_EQ(homa_rtt_recent(&t.r), 3000u);
+	/* 3000, the third of four, leaves with the third new sample. */
+	t.sample({ 8000, 8000 });
+	EXPECT_EQ(homa_rtt_recent(&t.r), 3000u);
+	t.sample({ 8000 });
+	EXPECT_EQ(homa_rtt_recent(&t.r), 8000u);
+}
+
+/* ---- homa_rtt_congestion_update ------------------------------------------ */
+
+TEST(homa_rtt, homa_rtt_congestion_update__hysteresis)
+{
+	Rtt t;
+
+	EXPECT_EQ(homa_rtt_congestion_update(&t.r, 8), 0);
+	t.sample({ 1000, 9000, 9000, 9000, 9000 });
+	EXPECT_EQ(homa_rtt_congestion_update(&t.r, 8), 1);
+	EXPECT_EQ(t.r.congested, 1);
+	EXPECT_EQ(homa_rtt_congestion_update(&t.r, 8), 0);
+	/* Below the threshold but above half of it: still congested. */
+	t.sample({ 5000, 5000, 5000, 5000 });
+	EXPECT_EQ(homa_rtt_congestion_update(&t.r, 8), 0);
+	EXPECT_EQ(t.r.congested, 1);
+	/* At half the threshold: over. */
+	t.sample({ 4000, 4000, 4000, 4000 });
+	EXPECT_EQ(homa_rtt_congestion_update(&t.r, 8), -1);
+	EXPECT_EQ(t.r.congested, 0);
+	/* Between half and the threshold does not turn it on again. */
+	t.sample({ 7000, 7000, 7000, 7000 });
+	EXPECT_EQ(homa_rtt_congestion_update(&t.r, 8), 0);
+	EXPECT_EQ(t.r.congested, 0);
+}
+
+TEST(homa_rtt, homa_rtt_congestion_update__factor_zero_ends_it)
+{
+	Rtt t;
+
+	t.sample({ 1000, 20000, 20000, 20000, 20000 });
+	EXPECT_EQ(homa_rtt_congestion_update(&t.r, 8), 1);
+	EXPECT_EQ(homa_rtt_congestion_update(&t.r, 0), -1);
+	EXPECT_EQ(homa_rtt_congestion_update(&t.r, 0), 0);
+	EXPECT_EQ(t.r.congested, 0);
+}
+
+TEST(homa_rtt, homa_rtt_congestion_update__random_vs_model)
+{
+	const uint64_t seed = unit::test_seed();
+	std::mt19937_64 rng(seed);
+	int on = 0, off = 0, flips_raw = 0, flips = 0;
+
+	SCOPED_TRACE(unit::seed_msg(seed));
+	for (int run = 0; run < 100; run++) {
+		Rtt t;
+		ModelRtt m;
+		uint64_t base = 1 + rng() % 100000;
+		uint32_t factor = rng() % 5 == 0 ? 0 : 2 + rng() % 15;
+		bool raw = false;
+
+		for (int i = 0; i < 400; i++) {
+			/* A queue that comes and goes, plus noise. */
+			uint64_t q = (i / 50) % 2 ? base * (rng() % 20) : 0;
+			uint64_t v = base + q + rng() % (base / 4 + 1);
+
+			t.sample({ v });
+			m.sample(v);
+			int want = m.update(factor);
+			int got = homa_rtt_congestion_update(&t.r, factor);
+
+			ASSERT_EQ(got, want) << "run " << run << " i " << i;
+			ASSERT_EQ(t.r.congested, m.state ? 1 : 0);
+			ASSERT_EQ(homa_rtt_recent(&t.r), m.recent_low());
+			on += got > 0;
+			off += got < 0;
+			bool now = homa_rtt_congested(&t.r, factor);
+
+			flips_raw += now != raw;
+			raw = now;
+			flips += got != 0;
+		}
+	}
+	EXPECT_GT(on, 0);
+	EXPECT_GT(off, 0);
+	/* Hysteresis: the state changes no more often than the signal. */
+	EXPECT_LE(flips, flips_raw);
 }
 
 /* ---- homa_rtt_sched_window ----------------------------------------------- */
@@ -545,6 +672,45 @@ TEST(homa_rtt, backoff__real_loss_recovers)
 		level = homa_rtt_backoff(level, rng() % 2);
 		ASSERT_LE(level, HOMA_RTT_BACKOFF_MAX);
 	}
+}
+
+TEST(homa_rtt, homa_rtt_scale_update__aimd)
+{
+	EXPECT_EQ(homa_rtt_scale_update(0, true), 512u);
+	EXPECT_EQ(homa_rtt_scale_update(1024, true), 512u);
+	EXPECT_EQ(homa_rtt_scale_update(40, true), 20u);
+	EXPECT_EQ(homa_rtt_scale_update(20, true), (u32)HOMA_RTT_SCALE_MIN);
+	EXPECT_EQ(homa_rtt_scale_update(HOMA_RTT_SCALE_MIN, true),
+		  (u32)HOMA_RTT_SCALE_MIN);
+	EXPECT_EQ(homa_rtt_scale_update(16, false), 144u);
+	EXPECT_EQ(homa_rtt_scale_update(1000, false), 1024u);
+	EXPECT_EQ(homa_rtt_scale_update(0, false), 1024u);
+	EXPECT_EQ(homa_rtt_scale_update(5000, false), 1024u);
+}
+
+/*
+ * Two AIMD flows into one bottleneck converge toward equal shares from
+ * any start (Chiu and Jain): the model is a link of capacity 1024 units,
+ * each flow's rate its scale, congestion when the sum passes capacity.
+ */
+TEST(homa_rtt, homa_rtt_scale_update__two_flows_converge)
+{
+	u32 a = 1024, b = 16;
+	int gap_late = 0;
+
+	for (int rt = 0; rt < 400; rt++) {
+		bool congested = a + b > 1024;
+
+		a = homa_rtt_scale_update(a, congested);
+		b = homa_rtt_scale_update(b, congested);
+		ASSERT_GE(a, (u32)HOMA_RTT_SCALE_MIN);
+		ASSERT_LE(a, (u32)HOMA_RTT_SCALE_FULL);
+		if (rt >= 300)
+			gap_late = std::max(gap_late,
+					    std::abs((int)a - (int)b));
+	}
+	/* Equal after the first cuts; the step keeps them within one. */
+	EXPECT_LE(gap_late, HOMA_RTT_SCALE_STEP);
 }
 
 TEST(homa_rtt, homa_rtt_unsched_init__fields)

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -231,8 +232,17 @@ ModelOut model_grants(const homa_srpt_params &p, uint64_t credit,
 	for (uint32_t k = 0; k < r.size(); k++) {
 		const homa_srpt_cand &x = c[r[k]];
 		uint64_t b = base(x);
+		/* A congested sender's share, in real numbers, floored. */
+		uint64_t w = window;
+
+		if (x.scale != 0 && x.scale < 1024) {
+			w = (uint64_t)std::floor((double)window * x.scale /
+						 1024.0);
+			w = std::min<uint64_t>(std::max<uint64_t>(w, 1500),
+					       window);
+		}
 		uint64_t t = std::min<uint64_t>(x.length,
-						(uint64_t)x.received + window);
+						(uint64_t)x.received + w);
 		uint64_t extra = t > b ? t - b : 0;
 
 		extra = std::min<uint64_t>(extra, (uint64_t)budget);
@@ -593,6 +603,36 @@ TEST(homa_srpt, homa_srpt_grants__dynamic_window)
 				   { 1, 100000, 0, 0, 1 } }));
 }
 
+TEST(homa_srpt, homa_srpt_scaled__values)
+{
+	EXPECT_EQ(homa_srpt_scaled(100000, 0), 100000u);
+	EXPECT_EQ(homa_srpt_scaled(100000, HOMA_SRPT_SCALE_FULL), 100000u);
+	EXPECT_EQ(homa_srpt_scaled(100000, 5000), 100000u);
+	EXPECT_EQ(homa_srpt_scaled(100000, 512), 50000u);
+	EXPECT_EQ(homa_srpt_scaled(100000, 100), 9765u);
+	/* Floored at one packet, but never above the window. */
+	EXPECT_EQ(homa_srpt_scaled(100000, 1), (u32)HOMA_SRPT_MIN_WINDOW);
+	EXPECT_EQ(homa_srpt_scaled(1000, 1), 1000u);
+	/* No overflow with the largest window. */
+	EXPECT_EQ(homa_srpt_scaled(0xffffffffu, 512), 0x7fffffffu);
+}
+
+TEST(homa_srpt, homa_srpt_grants__scaled_window)
+{
+	homa_srpt_params p = params(8, 40000, 400000, 3);
+	homa_srpt_fifo f = { 0 };
+	std::vector<homa_srpt_cand> c = {
+		cand(1, 200000, 10000, 10000, 1),
+		cand(2, 300000, 10000, 10000, 2),
+	};
+
+	/* The second sender's path is congested: a quarter of the window. */
+	c[1].scale = HOMA_SRPT_SCALE_FULL / 4;
+	EXPECT_EQ(grants(p, &f, c),
+		  std::vector<G>({ { 0, 50000, 1, 0, 0 },
+				   { 1, 20000, 0, 0, 1 } }));
+}
+
 TEST(homa_srpt, homa_srpt_grants__never_decreasing)
 {
 	homa_srpt_params p = params(8, 10000, 400000, 3);
@@ -903,6 +943,9 @@ TEST(homa_srpt, homa_srpt_grants__random_vs_model)
 
 				x.received = (uint32_t)(rng() % (x.granted + 1));
 				x.remaining = len - x.received;
+				/* Some senders' paths are congested. */
+				if (rng() % 4 == 0)
+					x.scale = (uint32_t)(rng() % 1100);
 				c.push_back(x);
 			}
 			/* Stalls come and go. */

@@ -4,7 +4,10 @@
 # near 20 ms (a wide band: 15 to 60 ms) on both hosts, and the scheduled
 # window shown follows from it (3 x rtt_min x link_mbps). Once a peer is
 # measured, every RESEND to it is timed by its RTT (rtt_resend), and with
-# rtt_resend=0 by resend_ticks; under loss RTT-timed RESENDs repair it.
+# rtt_resend=0 by resend_ticks. The data delay (GRANT to granted byte)
+# is measured too; a path made ten times slower turns the peer congested
+# and back (with hysteresis), and with rtt_congestion_react cuts its
+# share of the grant window. Under loss RTT-timed RESENDs repair it.
 #
 #   [rtt1] veth1 10.12.0.1 --netem 10 ms-- veth2 10.12.0.2 [rtt2]
 # shellcheck source=test/vm/lib.sh
@@ -44,6 +47,20 @@ for side in "rtt1 10.12.0.2" "rtt2 10.12.0.1"; do
 	check "$ns: srtt at least rtt_min" test "${srtt:-0}" -ge "${min:-0}"
 	check_eq "$ns: sched_window = 3 x rtt_min x link rate" "$window" \
 		"$((3 * ${min:-0} * mbps / 8000))"
+	# Each side grants the other's 100000 B messages: data delays too.
+	rxmin=$(peer_field "$ns" "$addr" rx_rtt_min_ns)
+	recent=$(peer_field "$ns" "$addr" rx_recent_ns)
+	echo "# $ns -> $addr: rx_samples" \
+		"$(peer_field "$ns" "$addr" rx_samples) rx_rtt_min $rxmin ns" \
+		"rx_recent $recent ns"
+	check "$ns: data delay at least 15 ms" test "${rxmin:-0}" -ge 15000000
+	check "$ns: recent data delay at least its minimum" \
+		test "${recent:-0}" -ge "${rxmin:-0}"
+	check_eq "$ns: full grant share (react off)" \
+		"$(peer_field "$ns" "$addr" grant_scale)" 1024
+	cong=$(peer_field "$ns" "$addr" congested)
+	check "$ns: congested is 0 or 1" test "${cong:--1}" -ge 0 -a \
+		"${cong:--1}" -le 1
 	backoff=$(peer_field "$ns" "$addr" resend_backoff)
 	check "$ns: resend_backoff ($backoff) in 0..6" test "${backoff:--1}" \
 		-ge 0 -a "${backoff:--1}" -le 6
@@ -67,6 +84,39 @@ check_eq "rtt_resend=0: no RTT-timed RESENDs" \
 	"$(metric rtt1 resends_rtt_timed)" "$rtt0"
 echo "# rtt_resend=0: $(( $(metric rtt1 resends_tick) - tick0 ))" \
 	"tick-timed RESENDs (spurious: the RTT is 4 times resend_ticks)"
+
+# Congestion state: a path 10 times slower (a persistent queue, as netem
+# delay stands for one here) turns the peer congested once the recent
+# data delay (the smallest of the last four samples) passes 8 x its
+# minimum; back at the old delay, it ends. With rtt_congestion_react the
+# share of the grant window the peer's messages get is cut meanwhile.
+in_ns rtt1 sysctl -q -w net.homa.rtt_congestion_react=1
+cuts0=$(metric rtt1 grant_scale_cuts)
+cong0=$(metric rtt1 rtt_congested)
+uncong0=$(metric rtt1 rtt_uncongested)
+tc -n rtt1 qdisc replace dev veth1 root netem delay 100ms
+tc -n rtt2 qdisc replace dev veth2 root netem delay 100ms
+check "slow path: 6 RPCs of 100000 B" in_ns rtt1 "$HOMA_TEST" client \
+	10.12.0.2 62 6 100000 2
+echo "# slow path: rx_recent $(peer_field rtt1 10.12.0.2 rx_recent_ns) ns," \
+	"rx_rtt_min $(peer_field rtt1 10.12.0.2 rx_rtt_min_ns) ns," \
+	"grant_scale $(peer_field rtt1 10.12.0.2 grant_scale)"
+check_eq "slow path: rtt1 sees 10.12.0.2 congested" \
+	"$(peer_field rtt1 10.12.0.2 congested)" 1
+check "slow path: rtt_congested counted" \
+	test "$(metric rtt1 rtt_congested)" -gt "$cong0"
+check "slow path: grant share cut" \
+	test "$(metric rtt1 grant_scale_cuts)" -gt "$cuts0" -a \
+	"$(peer_field rtt1 10.12.0.2 grant_scale)" -lt 1024
+tc -n rtt1 qdisc replace dev veth1 root netem delay 10ms
+tc -n rtt2 qdisc replace dev veth2 root netem delay 10ms
+check "path back: 6 RPCs of 100000 B" in_ns rtt1 "$HOMA_TEST" client \
+	10.12.0.2 62 6 100000 2
+check_eq "path back: congestion over" \
+	"$(peer_field rtt1 10.12.0.2 congested)" 0
+check "path back: rtt_uncongested counted" \
+	test "$(metric rtt1 rtt_uncongested)" -gt "$uncong0"
+in_ns rtt1 sysctl -q -w net.homa.rtt_congestion_react=0
 
 # Loss: RTT-timed RESENDs repair it. The server's NEED_ACK (after
 # request_ack_ticks of silence) would make the client ask for lost

@@ -15,7 +15,8 @@ DRIVER = os.path.join(TOP, 'util', 'cp_vs_tcp')
 # Protocol name -> (cp_node --protocol, TCP congestion control).
 PROTOCOLS = {'homa': ('homa', None), 'tcp': ('tcp', 'cubic'),
              'dctcp': ('tcp', 'dctcp'), 'homa-noincast': ('homa', None),
-             'homa-off': ('homa', None), 'homa-nortt': ('homa', None)}
+             'homa-off': ('homa', None), 'homa-nortt': ('homa', None),
+             'homa-react': ('homa', None)}
 
 # Homa variants: net.homa settings of their runs (NAME -> VALUE). The
 # settings a variant changes go back to their previous values for the
@@ -23,6 +24,8 @@ PROTOCOLS = {'homa': ('homa', None), 'tcp': ('tcp', 'cubic'),
 VARIANT_SYSCTLS = {
     'homa-noincast': {'incast_threshold': '0'},
     'homa-nortt': {'rtt_adaptive': '0'},
+    # A receiver cuts the grant window of congested peers (issue 13).
+    'homa-react': {'rtt_congestion_react': '1'},
     # Every adaptive feature off (SRPT grants stay): the "features off"
     # column of a latency run.
     'homa-off': {'pacer_enable': '0', 'rtt_adaptive': '0',

@@ -36,7 +36,8 @@ def add_run_options(ap):
     ap.add_argument('--protocols', default=None,
                     help='comma list of homa,tcp,dctcp,homa-noincast (Homa '
                     'with incast_threshold=0),homa-nortt (Homa with '
-                    'rtt_adaptive=0),homa-off (Homa with pacer, '
+                    'rtt_adaptive=0),homa-react (Homa with '
+                    'rtt_congestion_react=1),homa-off (Homa with pacer, '
                     'RTT windows and resends, adaptive unscheduled bytes, '
                     'auto cutoffs and incast control off) (default '
                     'homa,tcp,dctcp; '

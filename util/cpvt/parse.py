@@ -69,15 +69,15 @@ def parse_homa_metrics(text):
     return out
 
 
-_PEERS_COLS = ('samples', 'rtt_min_ns', 'srtt_ns', 'rttvar_ns', 'congested',
-               'sched_window', 'resend_backoff')
+_PEERS_COLS = ('samples', 'rtt_min_ns', 'srtt_ns', 'rttvar_ns', 'sched_window',
+               'resend_backoff', 'rx_samples', 'rx_rtt_min_ns',
+               'rx_recent_ns', 'congested', 'grant_scale')
 
 
 def parse_homa_peers(text):
-    """{address: {samples, rtt_min_ns, srtt_ns, rttvar_ns, congested,
-    sched_window, resend_backoff}} of a /proc/net/homa_peers text (a
-    header line, then "address samples rtt_min_ns srtt_ns rttvar_ns
-    congested sched_window resend_backoff" per peer)."""
+    """{address: {column: value}} of a /proc/net/homa_peers text: a
+    header line, then per peer its address and the columns of
+    _PEERS_COLS, in that order."""
     out = {}
     for line in (text or '').splitlines():
         f = line.split()
