@@ -382,6 +382,15 @@ struct homa_net {
  */
 #define homa_cfg(hnet, field) READ_ONCE((hnet)->config.field)
 
+/*
+ * homa_rpc.resend_round: no RESEND is being judged; RESENDs went out and
+ * no retransmission came back yet; retransmissions came back, every one a
+ * duplicate so far.
+ */
+#define HOMA_RESEND_ROUND_NONE		0
+#define HOMA_RESEND_ROUND_SENT		1
+#define HOMA_RESEND_ROUND_DUPS		2
+
 /**
  * enum homa_rpc_state - where an RPC is in its life.
  * @RPC_OUTGOING:   sending its message (request or response).
@@ -636,6 +645,13 @@ struct homa_rpc {
 	 * sample.
 	 */
 	u32 rx_probe_offset;
+
+	/**
+	 * @resend_round: what the retransmissions answering this RPC's
+	 * last RESENDs brought (HOMA_RESEND_ROUND_*; the socket's lock):
+	 * the verdict on whether those RESENDs were premature.
+	 */
+	u8 resend_round;
 };
 
 /**

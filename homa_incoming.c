@@ -135,6 +135,8 @@ bool homa_resend_missing(struct homa_rpc *rpc)
 	u32 i, n;
 
 	lockdep_assert_held(&rpc->hsk->lock);
+	homa_rpc_resend_judge(rpc);
+	rpc->resend_round = HOMA_RESEND_ROUND_SENT;
 	if (in->length < 0) {
 		/*
 		 * Nothing yet: ask for the start; a server still working
@@ -270,7 +272,7 @@ static void homa_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 	if (added < 0)
 		goto malformed;
 	if (pkt->data.retransmit)
-		homa_peer_resend_heard(rpc->peer, added == 0);
+		homa_rpc_resend_heard(rpc, added > 0);
 	homa_rpc_rx_probe_end(rpc, pkt->data.incoming, pkt->data.retransmit);
 	if (added == 0) {
 		homa_metric_inc(hnet, HOMA_M_drop_duplicate);

@@ -95,7 +95,8 @@ void homa_rpc_rtt_sent(struct homa_rpc *rpc, bool retransmit);
 void homa_rpc_rtt_heard(struct homa_rpc *rpc, u8 type);
 u32 homa_peer_sched_window(struct homa_peer *peer);
 u32 homa_peer_resend_ticks(struct homa_peer *peer);
-void homa_peer_resend_heard(struct homa_peer *peer, bool spurious);
+void homa_rpc_resend_heard(struct homa_rpc *rpc, bool filled);
+void homa_rpc_resend_judge(struct homa_rpc *rpc);
 void homa_peer_rx_sample(struct homa_peer *peer, u64 ns);
 void homa_rpc_rx_probe_start(struct homa_rpc *rpc, u32 first);
 void homa_rpc_rx_probe_end(struct homa_rpc *rpc, u32 incoming,

@@ -119,7 +119,7 @@ static const struct {
 		    "RESENDs timed by the peer's RTT estimate"),
 	HOMA_METRIC(resends_tick, "RESENDs timed by resend_ticks"),
 	HOMA_METRIC(resends_spurious,
-		    "retransmitted DATA that arrived as a duplicate"),
+		    "RESEND rounds answered only with duplicates"),
 	HOMA_METRIC(resend_in_host,
 		    "RESENDs answered BUSY: copies still in this host"),
 	HOMA_METRIC(probe_in_host,

@@ -94,8 +94,8 @@
  * @HOMA_M_grant_scale_grows: times it grew back a step.
  * @HOMA_M_resends_rtt_timed: RESENDs timed by the peer's RTT estimate.
  * @HOMA_M_resends_tick: RESENDs timed by resend_ticks.
- * @HOMA_M_resends_spurious: retransmitted DATA that arrived as a
- *	duplicate: the RESEND for it was premature.
+ * @HOMA_M_resends_spurious: rounds of an RPC's RESENDs whose
+ *	retransmissions all arrived as duplicates: they were premature.
  * @HOMA_M_resend_in_host: RESENDs answered with BUSY: this host still
  *	held copies of the message's packets.
  * @HOMA_M_probe_in_host: timer ticks at which an RPC counted no silence:

@@ -207,15 +207,8 @@ u32 homa_peer_sched_window(struct homa_peer *peer)
 	return READ_ONCE(peer->sched_window);
 }
 
-/**
- * homa_peer_resend_heard() - A retransmitted DATA packet from a peer
- * arrived: back the RESEND timeout toward it off when the packet brought
- * nothing new (the RESEND was premature), or take a step back when it
- * filled a hole.
- * @peer: the peer.
- * @spurious: every byte of the packet had arrived already.
- */
-void homa_peer_resend_heard(struct homa_peer *peer, bool spurious)
+/* Move the peer's RESEND backoff one step (homa_rtt_backoff()). */
+static void homa_peer_resend_step(struct homa_peer *peer, bool spurious)
 {
 	u8 level = READ_ONCE(peer->resend_backoff);
 
@@ -225,10 +218,50 @@ void homa_peer_resend_heard(struct homa_peer *peer, bool spurious)
 }
 
 /**
+ * homa_rpc_resend_heard() - A retransmitted DATA packet of an RPC's
+ * incoming message arrived. The first that fills a hole proves the RPC's
+ * last RESENDs were due: the peer's backoff takes a step back. Duplicates
+ * are only noted: a stored packet is sent again whole, and when it is
+ * cut into segments most of them may carry bytes that arrived already,
+ * so one duplicate proves nothing; the verdict waits for the round's end
+ * (homa_rpc_resend_judge()).
+ * @rpc: the RPC; the caller holds its socket's lock.
+ * @filled: the packet brought bytes that had not arrived.
+ */
+void homa_rpc_resend_heard(struct homa_rpc *rpc, bool filled)
+{
+	lockdep_assert_held(&rpc->hsk->lock);
+	if (rpc->resend_round == HOMA_RESEND_ROUND_NONE)
+		return;
+	if (filled) {
+		rpc->resend_round = HOMA_RESEND_ROUND_NONE;
+		homa_peer_resend_step(rpc->peer, false);
+		return;
+	}
+	rpc->resend_round = HOMA_RESEND_ROUND_DUPS;
+}
+
+/**
+ * homa_rpc_resend_judge() - End the round of an RPC's last RESENDs (it
+ * sends new ones, or it ends): if retransmissions came back and not one
+ * filled a hole, the RESENDs were premature (the data was late, not
+ * lost), and the RTT-timed RESEND timeout toward the peer backs off once
+ * more. If nothing came back, there is no verdict.
+ * @rpc: the RPC; the caller holds its socket's lock.
+ */
+void homa_rpc_resend_judge(struct homa_rpc *rpc)
+{
+	lockdep_assert_held(&rpc->hsk->lock);
+	if (rpc->resend_round == HOMA_RESEND_ROUND_DUPS)
+		homa_peer_resend_step(rpc->peer, true);
+	rpc->resend_round = HOMA_RESEND_ROUND_NONE;
+}
+
+/**
  * homa_peer_resend_ticks() - Silent ticks after which a receiver asks a
  * peer for missing data: the peer's retransmission timeout, at least
  * rtt_resend_min_us and at most half of timeout_ticks, then doubled for
- * each level of the peer's backoff (homa_peer_resend_heard()), again at
+ * each level of the peer's backoff (homa_rpc_resend_judge()), again at
  * most half of timeout_ticks.
  * @peer: the peer.
  *

@@ -281,6 +281,7 @@ void homa_rpc_end(struct homa_rpc *rpc)
 	rpc->msgout.resend_next = NULL;
 	homa_txtrack_put(rpc->msgout.track);
 	rpc->msgout.track = NULL;
+	homa_rpc_resend_judge(rpc);
 	homa_msgin_reset(rpc);
 	homa_metric_add(hsk->hnet, HOMA_M_rpcs_live, -1);
 	/* A thread waiting for this RPC must learn that it is gone. */
