@@ -68,7 +68,9 @@ run() {
 			"resent $(( ($(sum data_resent) - d0) / count )), BUSY" \
 			"$(( ($(sum pkts_tx_busy) - b0) / count )), NEED_ACK" \
 			"$(( ($(sum pkts_tx_need_ack) - n0) / count ))"
-		check "link_mbps $mbps, $size B: $resent packets resent per RPC" \
+		# A debug kernel is slow enough that copies that left this
+		# host still wait in the receiver: its RESENDs are answered.
+		timed check "link_mbps $mbps, $size B: $resent resent per RPC" \
 			test "$resent" -le "$RESENT_MAX"
 	done
 	stop_all h1
