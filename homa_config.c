@@ -79,7 +79,8 @@ const struct homa_param homa_params[] = {
 	HOMA_PARAM(rtt_resend, 1, 0, 1),
 	HOMA_PARAM(rtt_resend_min_us, 2000, 1, 1000000),
 	HOMA_PARAM(rtt_congestion_factor, 8, 0, 1000),
-	HOMA_PARAM(rtt_congestion_react, 0, 0, 1),
+	HOMA_PARAM(rtt_congestion_react, 0, 0,
+		   HOMA_REACT_GRANTS | HOMA_REACT_UNSCHED),
 };
 
 const u32 homa_num_params = ARRAY_SIZE(homa_params);

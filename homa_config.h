@@ -12,6 +12,16 @@
 #include "homa_types.h"
 #include "homa.h"
 
+/*
+ * Bits of net.homa.rtt_congestion_react. HOMA_REACT_GRANTS: a receiver
+ * shrinks the grant window of messages from a congested peer (AIMD, once
+ * per data delay). HOMA_REACT_UNSCHED: a sender shrinks the unscheduled
+ * bytes of messages to a peer whose GRANTs say it sees this sender's data
+ * congested (HOMA_GRANT_CONGESTED; AIMD, once per round trip).
+ */
+#define HOMA_REACT_GRANTS	0x1
+#define HOMA_REACT_UNSCHED	0x2
+
 /**
  * struct homa_config - every net.homa.* value of one namespace. All fields
  * are int so that each maps onto a sysctl handled by proc_dointvec.
@@ -180,8 +190,8 @@ struct homa_config {
 	int rtt_congestion_factor;
 
 	/**
-	 * @rtt_congestion_react: 1 makes a receiver shrink the grant window
-	 * of messages from a congested peer (AIMD, once per round trip).
+	 * @rtt_congestion_react: HOMA_REACT_* bits: how this host reacts
+	 * to congestion (0: it only measures and signals it).
 	 */
 	int rtt_congestion_react;
 };

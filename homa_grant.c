@@ -303,6 +303,10 @@ static void homa_grant_xmit(struct homa_grant_send *sends, u32 n)
 		pkt.sender_id = s->id;
 		pkt.grant.offset = s->offset;
 		pkt.grant.priority = s->priority;
+		if (READ_ONCE(s->peer->congested)) {
+			pkt.grant.flags = HOMA_GRANT_CONGESTED;
+			homa_metric_inc(s->hsk->hnet, HOMA_M_grants_congested);
+		}
 		homa_xmit_control(s->hsk, s->peer, &pkt);
 		homa_peer_put(s->peer);
 		sock_put(&s->hsk->inet.sk);

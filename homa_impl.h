@@ -241,6 +241,23 @@ struct homa_peer {
 
 	/** @scale_ns: when @grant_scale last took a step (ns; @lock). */
 	u64 scale_ns;
+
+	/**
+	 * @tx_congested: the flag of the last GRANT from the peer: it sees
+	 * the data this host sends it congested (HOMA_GRANT_CONGESTED).
+	 * WRITE_ONCE from any CPU's softirq, READ_ONCE.
+	 */
+	u8 tx_congested;
+
+	/**
+	 * @tx_scale: the share of the unscheduled window messages to the
+	 * peer get, in 1/HOMA_RTT_SCALE_FULL (0: all; HOMA_REACT_UNSCHED);
+	 * written under @lock, read with READ_ONCE().
+	 */
+	u32 tx_scale;
+
+	/** @tx_scale_ns: when @tx_scale last took a step (ns; @lock). */
+	u64 tx_scale_ns;
 };
 
 /**

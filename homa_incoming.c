@@ -332,6 +332,8 @@ static void homa_rpc_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 		homa_data_pkt(rpc, skb, pkt);
 		return;
 	case GRANT:
+		homa_peer_tx_signal(rpc->peer,
+				    pkt->grant.flags & HOMA_GRANT_CONGESTED);
 		homa_msgout_grant(rpc, pkt->grant.offset, pkt->grant.priority);
 		break;
 	case RESEND:

@@ -98,6 +98,8 @@ u32 homa_peer_resend_ticks(struct homa_peer *peer);
 void homa_rpc_resend_heard(struct homa_rpc *rpc, bool filled);
 void homa_rpc_resend_judge(struct homa_rpc *rpc);
 void homa_peer_rx_sample(struct homa_peer *peer, u64 ns);
+void homa_peer_tx_signal(struct homa_peer *peer, bool congested);
+u32 homa_peer_unsched_share(struct homa_peer *peer);
 void homa_rpc_rx_probe_start(struct homa_rpc *rpc, u32 first);
 void homa_rpc_rx_probe_end(struct homa_rpc *rpc, u32 incoming,
 			   bool retransmit);

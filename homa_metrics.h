@@ -92,6 +92,14 @@
  * @HOMA_M_grant_scale_cuts: times a congested peer's share of the grant
  *	window was halved (rtt_congestion_react).
  * @HOMA_M_grant_scale_grows: times it grew back a step.
+ * @HOMA_M_grants_congested: GRANTs sent with HOMA_GRANT_CONGESTED (their
+ *	receiver's data reaches this host congested).
+ * @HOMA_M_unsched_scale_cuts: times the share of the unscheduled window
+ *	toward a peer whose GRANTs say congested was halved
+ *	(HOMA_REACT_UNSCHED).
+ * @HOMA_M_unsched_scale_grows: times it grew back a step.
+ * @HOMA_M_unsched_cut_msgs: messages sent with fewer unscheduled bytes
+ *	for that share.
  * @HOMA_M_resends_rtt_timed: RESENDs timed by the peer's RTT estimate.
  * @HOMA_M_resends_tick: RESENDs timed by resend_ticks.
  * @HOMA_M_resends_spurious: rounds of an RPC's RESENDs whose
@@ -192,6 +200,10 @@ enum homa_metric {
 	HOMA_M_rtt_uncongested,
 	HOMA_M_grant_scale_cuts,
 	HOMA_M_grant_scale_grows,
+	HOMA_M_grants_congested,
+	HOMA_M_unsched_scale_cuts,
+	HOMA_M_unsched_scale_grows,
+	HOMA_M_unsched_cut_msgs,
 	HOMA_M_resends_rtt_timed,
 	HOMA_M_resends_tick,
 	HOMA_M_resends_spurious,

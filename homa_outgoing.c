@@ -114,12 +114,19 @@ void homa_msgout_attach(struct homa_rpc *rpc, struct sk_buff_head *packets,
 	struct homa_msgout *out = &rpc->msgout;
 	struct homa_pkt pkt = { .type = DATA };
 	u32 incast_max = homa_cfg(hnet, incast_unsched_bytes);
+	u32 share = homa_peer_unsched_share(rpc->peer);
 	struct sk_buff *skb;
+	u32 cut;
 
 	lockdep_assert_held(&rpc->hsk->lock);
 	out->length = length;
 	out->unscheduled = min_t(u32, length,
 				 homa_pacer_unsched_window(hnet));
+	cut = homa_srpt_scaled(out->unscheduled, share);
+	if (cut < out->unscheduled) {
+		out->unscheduled = cut;
+		homa_metric_inc(hnet, HOMA_M_unsched_cut_msgs);
+	}
 	if (rpc->incast && out->unscheduled > incast_max) {
 		out->unscheduled = incast_max;
 		homa_metric_inc(hnet, HOMA_M_incast_responses);

@@ -14,7 +14,9 @@
  * own GRANTs to the arrival of the first byte each let go (the data
  * delay, homa_peer.rx_rtt): its recent value against its minimum is the
  * peer's congestion state, and with rtt_congestion_react the share of the
- * grant window the peer's messages get follows it (AIMD).
+ * grant window the peer's messages get follows it (AIMD). GRANTs echo the
+ * state to the sender (HOMA_GRANT_CONGESTED), whose share of the
+ * unscheduled window toward the peer can follow it the same way.
  */
 
 #include <linux/proc_fs.h>
@@ -43,31 +45,50 @@ static void homa_peer_rtt_sample(struct homa_peer *peer, u64 ns)
 }
 
 /*
- * One round trip's step of the share of the grant window the peer's
- * messages get (homa_rtt_scale_update()), at most once per smoothed data
- * delay; with rtt_congestion_react off, the whole window. Returns the
- * metric to count, or HOMA_NUM_METRICS for none. Caller holds peer->lock.
+ * One round trip's step of a share (@share, in 1/HOMA_RTT_SCALE_FULL, 0
+ * for all; homa_rtt_scale_update()), at most once per @interval ns since
+ * the last (@stamp). Returns -1 for a cut, 1 for a step back up, 0 for
+ * none. Caller holds the peer's lock.
+ */
+static int homa_peer_share_step(u32 *share, u64 *stamp, u64 interval,
+				bool congested, u64 now)
+{
+	u32 scale = *share ? : HOMA_RTT_SCALE_FULL;
+	u32 next;
+
+	if (now - *stamp < interval)
+		return 0;
+	next = homa_rtt_scale_update(scale, congested);
+	if (next == scale)
+		return 0;
+	*stamp = now;
+	WRITE_ONCE(*share, next);
+	return next < scale ? -1 : 1;
+}
+
+/*
+ * The step of the share of the grant window the peer's messages get, at
+ * most once per smoothed data delay; without HOMA_REACT_GRANTS, the whole
+ * window. Returns the metric to count, or HOMA_NUM_METRICS for none.
+ * Caller holds peer->lock.
  */
 static enum homa_metric homa_peer_scale_step(struct homa_peer *peer, u64 now)
 {
-	u32 scale = peer->grant_scale ? : HOMA_RTT_SCALE_FULL;
-	u32 next;
+	int step;
 
 	lockdep_assert_held(&peer->lock);
-	if (!homa_cfg(peer->hnet, rtt_congestion_react)) {
+	if (!(homa_cfg(peer->hnet, rtt_congestion_react) & HOMA_REACT_GRANTS)) {
 		WRITE_ONCE(peer->grant_scale, 0);
 		return HOMA_NUM_METRICS;
 	}
-	if (now - peer->scale_ns < peer->rx_rtt.srtt)
-		return HOMA_NUM_METRICS;
-	next = homa_rtt_scale_update(scale, peer->rx_rtt.congested);
-	if (next == scale)
-		return HOMA_NUM_METRICS;
-	peer->scale_ns = now;
-	WRITE_ONCE(peer->grant_scale, next);
-	if (next < scale)
+	step = homa_peer_share_step(&peer->grant_scale, &peer->scale_ns,
+				    peer->rx_rtt.srtt, peer->rx_rtt.congested,
+				    now);
+	if (step < 0)
 		return HOMA_M_grant_scale_cuts;
-	return HOMA_M_grant_scale_grows;
+	if (step > 0)
+		return HOMA_M_grant_scale_grows;
+	return HOMA_NUM_METRICS;
 }
 
 /**
@@ -101,6 +122,57 @@ void homa_peer_rx_sample(struct homa_peer *peer, u64 ns)
 		homa_metric_inc(peer->hnet, HOMA_M_rtt_uncongested);
 	if (step != HOMA_NUM_METRICS)
 		homa_metric_inc(peer->hnet, step);
+}
+
+/**
+ * homa_peer_tx_signal() - A GRANT from a peer arrived: note whether it
+ * says the peer sees this host's data congested and, with
+ * HOMA_REACT_UNSCHED, take the round trip's step of the share of the
+ * unscheduled window messages to the peer get (at most once per smoothed
+ * RTT; the same AIMD rule as the receiver's grant share).
+ * @peer: the GRANT's sender.
+ * @congested: the GRANT carried HOMA_GRANT_CONGESTED.
+ */
+void homa_peer_tx_signal(struct homa_peer *peer, bool congested)
+{
+	struct homa_net *hnet = peer->hnet;
+	u64 now;
+	int step;
+
+	if (READ_ONCE(peer->tx_congested) != congested)
+		WRITE_ONCE(peer->tx_congested, congested);
+	if (!(homa_cfg(hnet, rtt_congestion_react) & HOMA_REACT_UNSCHED)) {
+		if (READ_ONCE(peer->tx_scale))
+			WRITE_ONCE(peer->tx_scale, 0);
+		return;
+	}
+	/* Most GRANTs come within a round trip of the last step: no lock. */
+	now = ktime_get_ns();
+	if (now - READ_ONCE(peer->tx_scale_ns) < READ_ONCE(peer->rtt.srtt))
+		return;
+	spin_lock_bh(&peer->lock);
+	step = homa_peer_share_step(&peer->tx_scale, &peer->tx_scale_ns,
+				    peer->rtt.srtt, congested, now);
+	spin_unlock_bh(&peer->lock);
+	if (step < 0)
+		homa_metric_inc(hnet, HOMA_M_unsched_scale_cuts);
+	else if (step > 0)
+		homa_metric_inc(hnet, HOMA_M_unsched_scale_grows);
+}
+
+/**
+ * homa_peer_unsched_share() - The share of its unscheduled window a new
+ * message to a peer gets.
+ * @peer: the message's receiver.
+ *
+ * Return: in 1/HOMA_RTT_SCALE_FULL; 0 for all of it (HOMA_REACT_UNSCHED
+ * off, or no cut in effect).
+ */
+u32 homa_peer_unsched_share(struct homa_peer *peer)
+{
+	if (!(homa_cfg(peer->hnet, rtt_congestion_react) & HOMA_REACT_UNSCHED))
+		return 0;
+	return READ_ONCE(peer->tx_scale);
 }
 
 /**
@@ -289,24 +361,27 @@ static void homa_peer_rtt_show(struct seq_file *seq, struct homa_peer *peer,
 			       u32 link_mbps)
 {
 	struct homa_rtt rtt, rx;
-	u32 scale;
+	u32 scale, tx_scale;
 
 	spin_lock_bh(&peer->lock);
 	rtt = peer->rtt;
 	rx = peer->rx_rtt;
 	scale = peer->grant_scale;
+	tx_scale = peer->tx_scale;
 	spin_unlock_bh(&peer->lock);
 	if (ipv6_addr_v4mapped(&peer->addr))
 		seq_printf(seq, "%-39pI4", &peer->addr.s6_addr32[3]);
 	else
 		seq_printf(seq, "%-39pI6c", &peer->addr);
 	seq_printf(seq,
-		   " %8u %12llu %12llu %12llu %12u %14u %10u %12llu %12llu %9u %11u\n",
+		   " %8u %12llu %12llu %12llu %12u %14u %10u %12llu %12llu %9u %11u %12u %8u\n",
 		   rtt.num_samples, rtt.rtt_min, rtt.srtt, rtt.rttvar,
 		   homa_rtt_sched_window(&rtt, link_mbps),
 		   READ_ONCE(peer->resend_backoff), rx.num_samples,
 		   rx.rtt_min, homa_rtt_recent(&rx), rx.congested,
-		   scale ? : HOMA_RTT_SCALE_FULL);
+		   scale ? : HOMA_RTT_SCALE_FULL,
+		   READ_ONCE(peer->tx_congested),
+		   tx_scale ? : HOMA_RTT_SCALE_FULL);
 }
 
 static int homa_peers_show(struct seq_file *seq, void *v)
@@ -317,10 +392,11 @@ static int homa_peers_show(struct seq_file *seq, void *v)
 	int bkt;
 
 	seq_printf(seq,
-		   "%-39s %8s %12s %12s %12s %12s %14s %10s %12s %12s %9s %11s\n",
+		   "%-39s %8s %12s %12s %12s %12s %14s %10s %12s %12s %9s %11s %12s %8s\n",
 		   "addr", "samples", "rtt_min_ns", "srtt_ns", "rttvar_ns",
 		   "sched_window", "resend_backoff", "rx_samples",
-		   "rx_rtt_min_ns", "rx_recent_ns", "congested", "grant_scale");
+		   "rx_rtt_min_ns", "rx_recent_ns", "congested", "grant_scale",
+		   "tx_congested", "tx_scale");
 	rcu_read_lock();
 	hash_for_each_rcu(hnet->peers, bkt, peer, node)
 		homa_peer_rtt_show(seq, peer, link_mbps);

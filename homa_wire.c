@@ -130,6 +130,7 @@ static int homa_wire_parse_body(const void *buf, u32 len, struct homa_pkt *pkt)
 			return -EINVAL;
 		pkt->grant.offset = be32_to_cpu(g->offset);
 		pkt->grant.priority = g->priority;
+		pkt->grant.flags = g->common.flags;
 		return 0;
 	case RESEND:
 		if (r->priority >= HOMA_MAX_PRIORITIES)
@@ -214,6 +215,7 @@ static void homa_wire_build_body(void *buf, const struct homa_pkt *pkt)
 	case GRANT:
 		g->offset = cpu_to_be32(pkt->grant.offset);
 		g->priority = pkt->grant.priority;
+		g->common.flags = pkt->grant.flags;
 		break;
 	case RESEND:
 		r->offset = cpu_to_be32(pkt->resend.offset);

@@ -144,6 +144,14 @@ struct homa_data_hdr {
 	struct homa_seg_hdr seg;
 } __packed;
 
+/*
+ * GRANT flag, in the common header's @flags byte: the receiver sees the
+ * data of this sender delayed well beyond its minimum (the peer is
+ * congested, homa_peer_rx_sample()), an echo of the state as TCP's ECE
+ * echoes an ECN mark. The reference leaves the byte zero and ignores it.
+ */
+#define HOMA_GRANT_CONGESTED 0x01
+
 /**
  * struct homa_grant_hdr - header of a GRANT packet.
  */
@@ -290,6 +298,8 @@ struct homa_pkt {
 		u32 offset;
 		/** @grant.priority: priority for the granted bytes. */
 		u8 priority;
+		/** @grant.flags: HOMA_GRANT_* bits (common header). */
+		u8 flags;
 	} grant;
 
 	/** @resend: fields of a RESEND packet. */

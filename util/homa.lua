@@ -36,6 +36,8 @@ local MAX_ACKS = 5
 local NUM_PRIORITIES = 8
 local RESEND_ALL = 0xffffffff
 local DATA_INCAST = 0x01
+-- GRANT flag in the common flags byte: the receiver sees the data congested.
+local GRANT_CONGESTED = 0x01
 
 local f = homa.fields
 
@@ -83,6 +85,9 @@ f.payload = ProtoField.bytes("homa.data.payload", "Payload")
 f.grant_offset = ProtoField.uint32("homa.grant.offset",
 	"Granted offset (send every byte below it)")
 f.grant_prio = ProtoField.uint8("homa.grant.priority", "Priority")
+f.grant_congested = ProtoField.bool("homa.grant.congested",
+	"Congested (the receiver sees this sender's data delayed)", 8, nil,
+	GRANT_CONGESTED)
 
 -- RESEND.
 f.resend_offset = ProtoField.uint32("homa.resend.offset", "Offset")
@@ -151,10 +156,17 @@ local function data_body(buf, tree, pinfo)
 end
 
 local function grant_body(buf, tree)
+	local info
+
 	tree:add(f.grant_offset, buf(28, 4))
 	tree:add(f.grant_prio, buf(32, 1))
-	return string.format(" offset %u prio %u", buf(28, 4):uint(),
+	tree:add(f.grant_congested, buf(13, 1))
+	info = string.format(" offset %u prio %u", buf(28, 4):uint(),
 		buf(32, 1):uint())
+	if bit.band(buf(13, 1):uint(), GRANT_CONGESTED) ~= 0 then
+		info = info .. " congested"
+	end
+	return info
 end
 
 local function resend_body(buf, tree)

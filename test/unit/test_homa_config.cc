@@ -641,7 +641,7 @@ TEST(homa_config_check, spec_ranges_from_spec)
 		{ "rtt_resend_min_us", 0 },
 		{ "rtt_congestion_factor", -1 },
 		{ "rtt_congestion_factor", 1001 },
-		{ "rtt_congestion_react", -1 },	{ "rtt_congestion_react", 2 },
+		{ "rtt_congestion_react", -1 },	{ "rtt_congestion_react", 4 },
 	};
 
 	for (auto &b : bad) {

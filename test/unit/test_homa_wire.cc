@@ -93,6 +93,7 @@ homa_pkt sample_pkt(uint8_t code)
 	case 0x11:
 		p.grant.offset = 0x00abcdef;
 		p.grant.priority = 6;
+		p.grant.flags = HOMA_GRANT_CONGESTED;
 		break;
 	case 0x12:
 		p.resend.offset = 0x00012345;
@@ -135,6 +136,7 @@ void expect_pkt_eq(const homa_pkt &got, const homa_pkt &exp)
 	EXPECT_EQ(got.data.flags, exp.data.flags);
 	EXPECT_EQ(got.grant.offset, exp.grant.offset);
 	EXPECT_EQ(got.grant.priority, exp.grant.priority);
+	EXPECT_EQ(got.grant.flags, exp.grant.flags);
 	EXPECT_EQ(got.resend.offset, exp.resend.offset);
 	EXPECT_EQ(got.resend.length, exp.resend.length);
 	EXPECT_EQ(got.resend.priority, exp.resend.priority);
@@ -266,6 +268,7 @@ int ref_parse(const uint8_t *b, size_t len, homa_pkt *out)
 			return -EINVAL;
 		out->grant.offset = get32(b, 28);
 		out->grant.priority = b[32];
+		out->grant.flags = b[13];
 		return 0;
 	case 0x12:
 		if (len < 37 || b[36] >= 8)
@@ -804,7 +807,7 @@ TEST(homa_wire, homa_wire_build__grant_golden)
 		0xa1, 0xb2, 0xc3, 0xd4,		/* 0: sport, dport */
 		0x00, 0x00, 0x00, 0x00,		/* 4: sequence */
 		0x00, 0x00, 0x00, 0x11,		/* 8: unused, type GRANT */
-		0x90, 0x00, 0x00, 0x00,		/* 12: doff 9, flags, window */
+		0x90, 0x01, 0x00, 0x00,		/* 12: doff 9, flags, window */
 		0x00, 0x00, 0x00, 0x00,		/* 16: checksum, urgent */
 		0xf0, 0xe1, 0xd2, 0xc3,		/* 20: sender_id */
 		0xb4, 0xa5, 0x96, 0x87,
@@ -819,6 +822,7 @@ TEST(homa_wire, homa_wire_build__grant_golden)
 	p.sender_id = 0xf0e1d2c3b4a59687ULL;
 	p.grant.offset = 0x0badf00d;
 	p.grant.priority = 5;
+	p.grant.flags = HOMA_GRANT_CONGESTED;
 	expect_golden(build_bytes(p), exp, sizeof(exp));
 
 	ASSERT_EQ(parse_exact(exp, sizeof(exp), &got), 0);
@@ -973,8 +977,11 @@ TEST(homa_wire, homa_wire_build__reserved_fields_zero)
 		if (t.code == 0x18)
 			p.ack.num_acks = 2;
 		ASSERT_EQ(homa_wire_build(b.data(), 128, &p), t.hdr_len);
-		for (int i : {8, 9, 10, 13, 14, 15, 16, 17, 18, 19})
+		for (int i : {8, 9, 10, 14, 15, 16, 17, 18, 19})
 			EXPECT_EQ(b[i], 0) << "byte " << i;
+		/* The common flags byte: only a GRANT's flags use it. */
+		EXPECT_EQ(b[13], t.code == 0x11 ? p.grant.flags : 0)
+			<< "common flags";
 		EXPECT_EQ(b[12] & 0x0f, 0) << "low nibble of doff";
 		if (t.code == 0x10) {
 			EXPECT_EQ(get32(b.data(), 4), p.data.offset);

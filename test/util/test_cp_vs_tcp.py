@@ -432,21 +432,21 @@ class HostsFileTest(unittest.TestCase):
 
 def peers_line(*f):
     """A line of /proc/net/homa_peers, as the module formats it."""
-    return ('%-39s %8s %12s %12s %12s %12s %14s %10s %12s %12s %9s %11s\n'
-            % f)
+    return ('%-39s %8s %12s %12s %12s %12s %14s %10s %12s %12s %9s %11s'
+            ' %12s %8s\n' % f)
 
 
 PEERS = (peers_line('addr', 'samples', 'rtt_min_ns', 'srtt_ns', 'rttvar_ns',
                     'sched_window', 'resend_backoff', 'rx_samples',
                     'rx_rtt_min_ns', 'rx_recent_ns', 'congested',
-                    'grant_scale') +
+                    'grant_scale', 'tx_congested', 'tx_scale') +
          peers_line('10.0.0.2', 40, 500000, 900000, 100000, 3000, 0, 12,
-                    700000, 800000, 0, 1024) +
+                    700000, 800000, 0, 1024, 0, 1024) +
          peers_line('10.0.0.3', 10, 400000, 800000, 50000, 2400, 3, 30,
-                    500000, 6000000, 1, 256) +
+                    500000, 6000000, 1, 256, 1, 512) +
          peers_line('10.0.0.4', 5, 2000000, 2000000, 0, 12000, 0, 0, 0, 0,
-                    0, 1024) +
-         peers_line('fd00::5', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1024))
+                    0, 1024, 0, 1024) +
+         peers_line('fd00::5', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1024, 0, 1024))
 
 
 class RttwinTest(unittest.TestCase):
@@ -524,13 +524,19 @@ class RttwinTest(unittest.TestCase):
             'samples': 10, 'rtt_min_ns': 400000, 'srtt_ns': 800000,
             'rttvar_ns': 50000, 'sched_window': 2400, 'resend_backoff': 3,
             'rx_samples': 30, 'rx_rtt_min_ns': 500000,
-            'rx_recent_ns': 6000000, 'congested': 1, 'grant_scale': 256})
+            'rx_recent_ns': 6000000, 'congested': 1, 'grant_scale': 256,
+            'tx_congested': 1, 'tx_scale': 512})
         self.assertEqual(parse.parse_homa_peers(None), {})
         self.assertEqual(parse.parse_homa_peers(
-            '10.0.0.2 x 1 2 3 4 5 6 7 8 9 10\n'), {})
-        # An older format, a column short, is not misread.
+            '10.0.0.2 x 1 2 3 4 5 6 7 8 9 10 11 12\n'), {})
+        # Without a header, a line a column short is not misread.
         self.assertEqual(parse.parse_homa_peers(
-            '10.0.0.2 1 2 3 4 5 6 7 8 9 10\n'), {})
+            '10.0.0.2 1 2 3 4 5 6 7 8 9 10 11 12\n'), {})
+        # An older module's header names fewer columns: read by name.
+        old = parse.parse_homa_peers('addr samples rtt_min_ns\n'
+                                     '10.0.0.9 7 300\n')
+        self.assertEqual(old, {'10.0.0.9': {'samples': 7,
+                                            'rtt_min_ns': 300}})
 
     def test_analyze(self):
         report = rttwin.analyze_rttwin(self.raw(), self.out)

@@ -7,7 +7,9 @@
 # rtt_resend=0 by resend_ticks. The data delay (GRANT to granted byte)
 # is measured too; a path made fifteen times slower turns the peer
 # congested and back (with hysteresis), and with rtt_congestion_react
-# cuts its share of the grant window. Under loss RTT-timed RESENDs repair it.
+# cuts its share of the grant window; the GRANTs say congested, and the
+# sender (react bit 2) cuts the unscheduled bytes of its next messages.
+# Under loss RTT-timed RESENDs repair it.
 #
 #   [rtt1] veth1 10.12.0.1 --netem 10 ms-- veth2 10.12.0.2 [rtt2]
 # shellcheck source=test/vm/lib.sh
@@ -92,6 +94,10 @@ echo "# rtt_resend=0: $(( $(metric rtt1 resends_tick) - tick0 ))" \
 # minimum; back at the old delay, it ends. With rtt_congestion_react the
 # share of the grant window the peer's messages get is cut meanwhile.
 in_ns rtt1 sysctl -q -w net.homa.rtt_congestion_react=1
+in_ns rtt2 sysctl -q -w net.homa.rtt_congestion_react=2
+flagged0=$(metric rtt1 grants_congested)
+txcuts0=$(metric rtt2 unsched_scale_cuts)
+cutmsgs0=$(metric rtt2 unsched_cut_msgs)
 cuts0=$(metric rtt1 grant_scale_cuts)
 cong0=$(metric rtt1 rtt_congested)
 uncong0=$(metric rtt1 rtt_uncongested)
@@ -109,6 +115,26 @@ timed check "slow path: rtt_congested counted" \
 timed check "slow path: grant share cut" \
 	test "$(metric rtt1 grant_scale_cuts)" -gt "$cuts0" -a \
 	"$(peer_field rtt1 10.12.0.2 grant_scale)" -lt 1024
+# The server (rtt2) sends the responses: rtt1's GRANTs tell it.
+echo "# slow path: rtt1 flagged $(( $(metric rtt1 grants_congested) -" \
+	"flagged0 )) GRANTs; rtt2 tx_congested" \
+	"$(peer_field rtt2 10.12.0.1 tx_congested) tx_scale" \
+	"$(peer_field rtt2 10.12.0.1 tx_scale)"
+timed check "slow path: GRANTs say congested" \
+	test "$(metric rtt1 grants_congested)" -gt "$flagged0"
+timed check "slow path: sender's unscheduled share cut" \
+	test "$(metric rtt2 unsched_scale_cuts)" -gt "$txcuts0" -a \
+	"$(peer_field rtt2 10.12.0.1 tx_scale)" -lt 1024
+# The state turns on late in those RPCs: the responses of two more show
+# the cut.
+check "slow path: 2 more RPCs" in_ns rtt1 "$HOMA_TEST" client 10.12.0.2 62 \
+	2 100000 2
+echo "# slow path: rtt2 cut the unscheduled bytes of" \
+	"$(( $(metric rtt2 unsched_cut_msgs) - cutmsgs0 )) messages"
+timed check "slow path: later messages sent fewer unscheduled bytes" \
+	test "$(metric rtt2 unsched_cut_msgs)" -gt "$cutmsgs0"
+check_eq "react bit 2 only: rtt2's grant share untouched" \
+	"$(peer_field rtt2 10.12.0.1 grant_scale)" 1024
 tc -n rtt1 qdisc replace dev veth1 root netem delay 10ms
 tc -n rtt2 qdisc replace dev veth2 root netem delay 10ms
 check "path back: 6 RPCs of 100000 B" in_ns rtt1 "$HOMA_TEST" client \
@@ -117,7 +143,14 @@ timed check_eq "path back: congestion over" \
 	"$(peer_field rtt1 10.12.0.2 congested)" 0
 timed check "path back: rtt_uncongested counted" \
 	test "$(metric rtt1 rtt_uncongested)" -gt "$uncong0"
+timed check_eq "path back: GRANTs no longer say congested" \
+	"$(peer_field rtt2 10.12.0.1 tx_congested)" 0
 in_ns rtt1 sysctl -q -w net.homa.rtt_congestion_react=0
+in_ns rtt2 sysctl -q -w net.homa.rtt_congestion_react=0
+check "react off: 2 RPCs" in_ns rtt1 "$HOMA_TEST" client 10.12.0.2 62 \
+	2 100000 2
+check_eq "react off: sender's unscheduled share back to all" \
+	"$(peer_field rtt2 10.12.0.1 tx_scale)" 1024
 
 # Loss: RTT-timed RESENDs repair it. The server's NEED_ACK (after
 # request_ack_ticks of silence) would make the client ask for lost

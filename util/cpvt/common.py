@@ -26,6 +26,9 @@ VARIANT_SYSCTLS = {
     'homa-nortt': {'rtt_adaptive': '0'},
     # A receiver cuts the grant window of congested peers (issue 13).
     'homa-react': {'rtt_congestion_react': '1'},
+    # ... and a sender the unscheduled bytes toward peers whose GRANTs
+    # say its data arrives congested.
+    'homa-react-all': {'rtt_congestion_react': '3'},
     # Every adaptive feature off (SRPT grants stay): the "features off"
     # column of a latency run.
     'homa-off': {'pacer_enable': '0', 'rtt_adaptive': '0',

@@ -69,22 +69,29 @@ def parse_homa_metrics(text):
     return out
 
 
+# The columns of /proc/net/homa_peers when its text has no header line.
 _PEERS_COLS = ('samples', 'rtt_min_ns', 'srtt_ns', 'rttvar_ns', 'sched_window',
                'resend_backoff', 'rx_samples', 'rx_rtt_min_ns',
-               'rx_recent_ns', 'congested', 'grant_scale')
+               'rx_recent_ns', 'congested', 'grant_scale', 'tx_congested',
+               'tx_scale')
 
 
 def parse_homa_peers(text):
     """{address: {column: value}} of a /proc/net/homa_peers text: a
-    header line, then per peer its address and the columns of
-    _PEERS_COLS, in that order."""
+    header line ("addr" and the column names), then per peer its address
+    and one number per column. Without a header the columns are
+    _PEERS_COLS; a line with another number of fields is skipped."""
     out = {}
+    cols = _PEERS_COLS
     for line in (text or '').splitlines():
         f = line.split()
-        if len(f) != 1 + len(_PEERS_COLS) or not f[1].isdigit():
+        if f and f[0] == 'addr':
+            cols = tuple(f[1:])
+            continue
+        if len(f) != 1 + len(cols) or not f[1].isdigit():
             continue
         try:
-            out[f[0]] = {k: int(v) for k, v in zip(_PEERS_COLS, f[1:])}
+            out[f[0]] = {k: int(v) for k, v in zip(cols, f[1:])}
         except ValueError:
             continue
     return out
