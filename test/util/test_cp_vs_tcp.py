@@ -22,8 +22,8 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, 'util'))
 
-from cpvt import (cli, experiment, options, parse, stats,  # noqa: E402
-                  table, testbed)
+from cpvt import (cli, cross, experiment, options,  # noqa: E402
+                  parse, stats, table, testbed)
 from cpvt.modes import incast, latency, rttwin  # noqa: E402
 from cpvt.report import analyze  # noqa: E402
 from cpvt.runner import HostsRunner, parse_hosts_file  # noqa: E402
@@ -887,7 +887,7 @@ class ExperimentTest(unittest.TestCase):
                           for _, a in runner.started], ['homa', 'tcp'])
         self.assertEqual(res[1]['summary']['rpcs'], 200)
 
-    @unittest.mock.patch.object(rttwin, 'RTTWIN_TCP_LEAD', 0)
+    @unittest.mock.patch.object(cross, 'TCP_LEAD', 0)
     def test_rttwin(self):
         runner, report, out = self.run_mode(
             ['--mode', 'rttwin', '--sizes', '40000,500000', '--seconds',
