@@ -8,6 +8,7 @@ to; a run that fails becoming a record that says why."""
 
 import os
 import subprocess
+import threading
 import time
 
 from .common import CP_NODE_TCP_PORT, log
@@ -148,3 +149,37 @@ def metrics_summed(hm, keys):
     """KEYS of the per-host metric deltas HM summed over the hosts."""
     return {k: sum(m.get(k, 0) for m in hm.values()) for k in keys}
 
+
+class Sampler:
+    """Reads FN() every EVERY seconds in a thread, from start() to
+    stop(): [(seconds since start, FN's value)], the readings that were
+    not None."""
+
+    def __init__(self, fn, every=1.0):
+        self.fn, self.every = fn, every
+        self.samples = []
+        self.t0 = None
+        self._stop = threading.Event()
+        self._t = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self):
+        while True:
+            v = self.fn()
+            if v is not None:
+                self.samples.append((self.elapsed(), v))
+            if self._stop.wait(self.every):
+                return
+
+    def elapsed(self):
+        """Seconds since start(), on the samples' clock."""
+        return round(time.time() - self.t0, 3)
+
+    def start(self):
+        self.t0 = time.time()
+        self._t.start()
+        return self
+
+    def stop(self):
+        self._stop.set()
+        self._t.join(30)
+        return self.samples
