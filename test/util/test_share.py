@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0+
 """Unit tests of util/cp_vs_tcp's share mode (util/cpvt/modes/share.py),
 what it shares with the rttwin mode (util/cpvt/cross.py), the parser of
-`tc -s filter show`: synthetic inputs, a fake
+`tc -s filter show` and the --link-mbps option: synthetic inputs, a fake
 runner and a fake cp_node (test_cp_vs_tcp.py); no VM and no Homa."""
 
 import contextlib
@@ -16,7 +16,7 @@ import unittest.mock
 
 import test_cp_vs_tcp as base  # noqa: E402 (sys.path set up there)
 
-from cpvt import cross, options, parse  # noqa: E402
+from cpvt import cross, options, parse, report, testbed  # noqa: E402
 from cpvt.modes import share  # noqa: E402
 
 # `tc -s filter show dev eth0 ingress` of a host with the two counting
@@ -57,6 +57,46 @@ class FilterParseTest(unittest.TestCase):
         # A Sent line before any filter is nobody's.
         self.assertEqual(parse.parse_filter_bytes(
             ' Sent 5 bytes 1 pkt\n'), {})
+
+
+class LinkMbpsTest(unittest.TestCase):
+    def test_sets_homa_link_mbps_in_every_mode(self):
+        for mode in ('latency', 'throughput', 'loss', 'calibrate',
+                     'incast', 'rttwin', 'share'):
+            cfg = options.parse_args(['--mode', mode, '--link-mbps',
+                                      '25000'])
+            a = testbed.testbed_args(cfg, cfg.protocols[0])
+            self.assertIn('link_mbps=25000', a, mode)
+            # After the rate util/testbed sets it from, before the
+            # user's other settings.
+            self.assertLess(a.index('--mbps'), a.index('link_mbps=25000'))
+
+    def test_with_other_settings_and_variants(self):
+        cfg = options.parse_args(['--mode', 'share', '--link-mbps', '16',
+                                  '--homa-sysctl', 'window=0'])
+        self.assertEqual(testbed.homa_sysctls(
+            cfg, 'homa-react', {'rtt_congestion_react': '0'}),
+            ['link_mbps=16', 'window=0', 'rtt_congestion_react=1'])
+        self.assertEqual(testbed.homa_sysctls(
+            cfg, 'homa', {'rtt_congestion_react': '0'}),
+            ['rtt_congestion_react=0', 'link_mbps=16', 'window=0'])
+        cfg = options.parse_args([])
+        self.assertNotIn('link_mbps', ' '.join(testbed.testbed_args(cfg)))
+
+    def test_errors(self):
+        for args in (['--link-mbps', '0'], ['--link-mbps', 'x'],
+                     ['--link-mbps', '16', '--homa-sysctl',
+                      'link_mbps=16']):
+            with contextlib.redirect_stderr(io.StringIO()), \
+                    self.assertRaises(SystemExit, msg=args):
+                options.parse_args(args)
+
+    def test_note_under_the_table(self):
+        self.assertIsNone(report.link_mbps_note({'mbps': 16}))
+        self.assertEqual(
+            report.link_mbps_note({'mbps': 16, 'link_mbps': 25000}),
+            'net.homa.link_mbps=25000 on every host (--link-mbps; the '
+            'links run at 16 Mbit/s)')
 
 
 class ShareOptionsTest(unittest.TestCase):

@@ -84,6 +84,10 @@ def add_client_options(ap):
                     help='DCTCP marking threshold per band (default 15000)')
     ap.add_argument('--homa-sysctl', action='append', metavar='NAME=VALUE',
                     help='net.homa.NAME for every host (repeatable)')
+    ap.add_argument('--link-mbps', type=int, default=None, metavar='N',
+                    help='net.homa.link_mbps of every host (default: the '
+                    'link rate, --mbps, as util/testbed sets it); e.g. '
+                    '25000, the module\'s default, for a wrong one')
     ap.add_argument('--testbed-opt', action='append', metavar='"OPT VAL"',
                     help='extra util/testbed option, e.g. "--host-buffer '
                     '262144" (repeatable)')
@@ -143,6 +147,12 @@ def convert(cfg, error):
             cfg.tcp_flows = [int(x) for x in cfg.tcp_flows.split(',') if x]
         except ValueError:
             error('--tcp-flows: a comma list of counts')
+    if cfg.link_mbps is not None:
+        if cfg.link_mbps < 1:
+            error('--link-mbps: at least 1')
+        if any(kv.split('=', 1)[0] == 'link_mbps'
+               for kv in cfg.homa_sysctl or []):
+            error('--link-mbps and --homa-sysctl link_mbps=: give one')
 
 
 def parse_args(argv):
