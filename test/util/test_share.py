@@ -9,7 +9,6 @@ import io
 import json
 import os
 import sys
-import tempfile
 import time
 import unittest
 import unittest.mock
@@ -19,33 +18,30 @@ import test_cp_vs_tcp as base  # noqa: E402 (sys.path set up there)
 from cpvt import cross, options, parse, report, testbed  # noqa: E402
 from cpvt.modes import share  # noqa: E402
 
-# `tc -s filter show dev eth0 ingress` of a host with the two counting
-# filters of NetnsRunner.count_rx (iproute2 6.1).
-FILTERS = '''\
-filter protocol ip pref 1 u32 chain 0
-filter protocol ip pref 1 u32 chain 0 fh 800: ht divisor 1
-filter protocol ip pref 1 u32 chain 0 fh 800::800 order 2048 key ht 800 \
-bkt 0 not_in_hw  (rule hit 120 success 100)
-  match 00920000/00ff0000 at 8 (success 100 )
-\taction order 1: gact action pass
-\t random type none pass val 0
-\t index 1 ref 1 bind 1 installed 12 sec used 0 sec
-\tAction statistics:
-\tSent 1500000 bytes 1000 pkt (dropped 0, overlimits 0 requeues 0)
-\tbacklog 0b 0p requeues 0
 
-filter protocol ip pref 2 u32 chain 0
-filter protocol ip pref 2 u32 chain 0 fh 801: ht divisor 1
-filter protocol ip pref 2 u32 chain 0 fh 801::800 order 2048 key ht 801 \
-bkt 0 not_in_hw  (rule hit 20 success 20)
-  match 00060000/00ff0000 at 8 (success 20 )
-\taction order 1: gact action pass
-\t random type none pass val 0
-\t index 2 ref 1 bind 1 installed 12 sec used 0 sec
-\tAction statistics:
-\tSent 30000 bytes 20 pkt (dropped 0, overlimits 0 requeues 0)
-\tbacklog 0b 0p requeues 0
-'''
+
+def filter_block(pref, ht, proto, nbytes, pkts):
+    """One filter of `tc -s filter show dev eth0 ingress` (iproute2 6.1)
+    as NetnsRunner.count_rx adds them: u32 on the IPv4 protocol PROTO,
+    a gact action that counted NBYTES bytes in PKTS packets."""
+    head = 'filter protocol ip pref %d u32 chain 0' % pref
+    return '\n'.join([
+        head, '%s fh %x: ht divisor 1' % (head, ht),
+        '%s fh %x::800 order 2048 key ht %x bkt 0 not_in_hw  (rule hit '
+        '%d success %d)' % (head, ht, ht, pkts, pkts),
+        '  match 00%02x0000/00ff0000 at 8 (success %d )' % (proto, pkts),
+        '\taction order 1: gact action pass',
+        '\t random type none pass val 0',
+        '\t index %d ref 1 bind 1 installed 12 sec used 0 sec' % pref,
+        '\tAction statistics:',
+        '\tSent %d bytes %d pkt (dropped 0, overlimits 0 requeues 0)' % (
+            nbytes, pkts),
+        '\tbacklog 0b 0p requeues 0', ''])
+
+
+# h0's two counting filters: Homa (pref 1), TCP (pref 2).
+FILTERS = (filter_block(1, 0x800, 146, 1500000, 1000) + '\n' +
+           filter_block(2, 0x801, 6, 30000, 20))
 
 
 class FilterParseTest(unittest.TestCase):
@@ -84,12 +80,9 @@ class LinkMbpsTest(unittest.TestCase):
         self.assertNotIn('link_mbps', ' '.join(testbed.testbed_args(cfg)))
 
     def test_errors(self):
-        for args in (['--link-mbps', '0'], ['--link-mbps', 'x'],
-                     ['--link-mbps', '16', '--homa-sysctl',
-                      'link_mbps=16']):
-            with contextlib.redirect_stderr(io.StringIO()), \
-                    self.assertRaises(SystemExit, msg=args):
-                options.parse_args(args)
+        base.assert_rejected(self, [], (
+            ['--link-mbps', '0'], ['--link-mbps', 'x'],
+            ['--link-mbps', '16', '--homa-sysctl', 'link_mbps=16']))
 
     def test_note_under_the_table(self):
         self.assertIsNone(report.link_mbps_note({'mbps': 16}))
@@ -119,13 +112,11 @@ class ShareOptionsTest(unittest.TestCase):
                           cfg.seconds), (['w4', '50000'], [1, 4], 3, 20))
 
     def test_errors(self):
-        for args in (['--hosts', '3'], ['--protocols', 'homa,tcp'],
-                     ['--tcp-flows', '0'], ['--tcp-flows', '5'],
-                     ['--tcp-flows', 'x'], ['--workloads', ','],
-                     ['--workloads', '2000000'], ['--mbps', '0']):
-            with contextlib.redirect_stderr(io.StringIO()), \
-                    self.assertRaises(SystemExit, msg=args):
-                options.parse_args(['--mode', 'share'] + args)
+        base.assert_rejected(self, ['--mode', 'share'], (
+            ['--hosts', '3'], ['--protocols', 'homa,tcp'],
+            ['--tcp-flows', '0'], ['--tcp-flows', '5'],
+            ['--tcp-flows', 'x'], ['--workloads', ','],
+            ['--workloads', '2000000'], ['--mbps', '0']))
 
 
 class ShareHelpersTest(unittest.TestCase):
@@ -197,21 +188,15 @@ class ShareHelpersTest(unittest.TestCase):
         self.assertEqual((f['tcp_mbps'], f['tcp_mbps_from']), (8.0, 'h0'))
 
 
-class ShareAnalyzeTest(unittest.TestCase):
+class ShareAnalyzeTest(base.OutDirTest):
     """The share mode's rows and table from a synthetic raw.json and
     cp_node output files."""
 
     CFG = {'mode': 'share', 'mbps': 16, 'seconds': 10, 'client_max': 4}
 
-    def setUp(self):
-        self._tmp = tempfile.TemporaryDirectory(prefix='cp_vs_tcp_test.')
-        self.addCleanup(self._tmp.cleanup)
-        self.out = self._tmp.name
-
     def rtt_file(self, name, pairs):
-        with open(os.path.join(self.out, name), 'w') as f:
-            f.write('# request_length_bytes rtt_ns\n' + ''.join(
-                '%d %d\n' % p for p in pairs))
+        self.write(name, '# request_length_bytes rtt_ns\n' + ''.join(
+            '%d %d\n' % p for p in pairs))
 
     @staticmethod
     def client(name, rpcs, seconds=10.0, errors=0, proto='homa'):
@@ -237,7 +222,7 @@ class ShareAnalyzeTest(unittest.TestCase):
         hm = {'0': {'rtt_congested': 5, 'rtt_uncongested': 4,
                     'grant_scale_cuts': 3, 'grant_scale_grows': 2},
               '1': {'rtt_congested': 1}}
-        return {'config': self.CFG, 'hosts': base.RttwinTest.HOSTS,
+        return {'config': self.CFG, 'hosts': self.HOSTS,
                 'protocols': [
                     {'kind': 'warmup', 'protocol': 'homa',
                      'workload': 'w4', 'flows': 0,

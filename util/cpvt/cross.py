@@ -6,13 +6,12 @@ before and just after the Homa clients run (Homa metrics, the switch's
 queues, what h0's TCP sockets received, /proc/stat) and what they come
 to; a run that fails becoming a record that says why."""
 
-import os
 import subprocess
 import threading
 import time
 
-from .common import CP_NODE_TCP_PORT, log
-from .experiment import start_clients
+from .common import CP_NODE_TCP_PORT, PROTOCOLS, log
+from .experiment import save_qdisc_texts, start_clients
 from .parse import (band_drops_between, cpu_busy, drops_between,
                     metrics_delta, qdisc_sent)
 from .stats import sum_summaries
@@ -22,6 +21,38 @@ from .stats import sum_summaries
 TCP_HOST = 3
 TCP_BYTES = 500000
 TCP_LEAD = 3
+
+
+def check_options(cfg, error, roles):
+    """The options a mode with TCP beside Homa into h0 needs: a link
+    rate, 4 hosts (ROLES says what they do), Homa variants only in
+    --protocols (TCP runs beside each); ERROR(message) exits."""
+    if cfg.mbps <= 0:
+        error('%s mode needs a link rate (--mbps > 0)' % cfg.mode)
+    if cfg.hosts < 4:
+        error('%s mode needs 4 hosts (%s)' % (cfg.mode, roles))
+    if any(PROTOCOLS[p][0] != 'homa' for p in cfg.protocols):
+        error('%s mode: --protocols takes Homa variants only (TCP is the '
+              'cross traffic)' % cfg.mode)
+
+
+def runs_table(rows, key, line, legend):
+    """The lines of a table of runs under its heading: per row LINE(row)
+    or, for a failed run, KEY(row) (its first cells) and the reason; then
+    LEGEND and each configuration's net.homa settings."""
+    out, settings = [], {}
+    for r in rows:
+        if 'failed' in r:
+            out.append('%s failed: %s' % (key(r), r['failed']))
+            continue
+        out.append(line(r))
+        if r.get('homa_sysctls') is not None:
+            settings.setdefault(r['config'], r['homa_sysctls'])
+    out.append(legend)
+    for name, kv in settings.items():
+        out.append('%s: net.homa %s' % (name, ' '.join(kv) or
+                                        '(the hosts\' settings)'))
+    return out
 
 
 def guarded(tag, run, failed):
@@ -98,11 +129,7 @@ def record_readings(rec, outdir, tag, before, after):
     rec['cpu_busy'] = [cpu_busy(a, b) for a, b in zip(before['stat'],
                                                       after['stat'])]
     sw0, sw1 = before['sw'], after['sw']
-    for name, text in (('before', sw0), ('after', sw1)):
-        if text is not None:
-            with open(os.path.join(outdir, '%s-qdisc-%s.txt'
-                                   % (tag, name)), 'w') as f:
-                f.write(text)
+    save_qdisc_texts(outdir, tag, sw0, sw1)
     if sw0 is not None and sw1 is not None:
         rec['switch_drops'] = {'p0': drops_between(sw0, sw1, 'p0')}
         rec['switch_band_drops'] = {

@@ -5,10 +5,11 @@ RTT-adaptive window on and off (homa, homa-nortt)."""
 
 import os
 
-from ..common import PROTOCOLS, log
-from ..cross import (TCP_BYTES, TCP_HOST, guarded, metrics_summed,
-                     p0_figures, readings_after, readings_before,
-                     record_readings, start_tcp, tcp_figures)
+from ..common import log
+from ..cross import (TCP_BYTES, TCP_HOST, check_options, guarded,
+                     metrics_summed, p0_figures, readings_after,
+                     readings_before, record_readings, runs_table,
+                     start_tcp, tcp_figures)
 from ..experiment import (loaded_rtts, run_clients, start_servers,
                           stop_servers, wait_clients)
 from ..parse import parse_homa_peers
@@ -22,14 +23,8 @@ TABLE = Table(-5, -5, -12, 5, 4, 6, 5, 7, 7, 6, 5, 7, 7, 7, 7, 6, 4)
 
 
 def finish(cfg, error):
-    if cfg.mbps <= 0:
-        error('%s mode needs a link rate (--mbps > 0)' % cfg.mode)
-    if cfg.hosts < 4:
-        error('rttwin mode needs 4 hosts (h0 receives, h1 and h2 '
-              'send, h3 the TCP cross traffic)')
-    if any(PROTOCOLS[p][0] != 'homa' for p in cfg.protocols):
-        error('rttwin mode: --protocols takes Homa variants only '
-              '(TCP is the cross traffic)')
+    check_options(cfg, error, 'h0 receives, h1 and h2 send, h3 the TCP '
+                  'cross traffic')
     if not cfg.sizes or any(not 1 <= x <= 1000000 for x in cfg.sizes):
         error('--sizes: 1..1000000 bytes each')
 
@@ -250,21 +245,10 @@ def rttwin_table(rows, cfg):
            TABLE.line('size', 'cross', 'config', 'msgs', 'err', 'Mbit/s',
                       'link', 'P50 ms', 'P99 ms', 'TCP', 'p0', 'sw drop',
                       'resends', 'timeout', 'window', 'rttmin', 'CPU')]
-    settings = {}
-    for r in rows:
-        if 'failed' in r:
-            out.append('%s failed: %s' % (TABLE.line(
-                fmt_size(r['size']), 'tcp' if r['cross'] else 'off',
-                r['config']), r['failed']))
-            continue
-        out.append(rttwin_line(r))
-        if r.get('homa_sysctls') is not None:
-            settings.setdefault(r['config'], r['homa_sysctls'])
-    out.append(RTTWIN_LEGEND)
-    for name, kv in settings.items():
-        out.append('%s: net.homa %s' % (name, ' '.join(kv) or
-                                        '(the hosts\' settings)'))
-    return out
+    return out + runs_table(
+        rows, lambda r: TABLE.line(fmt_size(r['size']),
+                                   'tcp' if r['cross'] else 'off',
+                                   r['config']), rttwin_line, RTTWIN_LEGEND)
 
 
 def analyze_rttwin(raw, outdir):

@@ -8,10 +8,10 @@ the congestion state changes; a plot of the shares over time."""
 
 import os
 
-from ..common import PROTOCOLS, log
-from ..cross import (TCP_BYTES, TCP_HOST, Sampler, guarded, p0_figures,
-                     readings_after, readings_before, record_readings,
-                     start_tcp, tcp_figures)
+from ..common import log
+from ..cross import (TCP_BYTES, TCP_HOST, Sampler, check_options,
+                     guarded, p0_figures, readings_after, readings_before,
+                     record_readings, runs_table, start_tcp, tcp_figures)
 from ..experiment import (load_samples, run_clients, start_servers,
                           stop_servers, wait_clients)
 from ..plots import plot_shares
@@ -38,14 +38,7 @@ CONGESTION = ('rtt_congested', 'rtt_uncongested', 'grant_scale_cuts',
 
 
 def finish(cfg, error):
-    if cfg.mbps <= 0:
-        error('%s mode needs a link rate (--mbps > 0)' % cfg.mode)
-    if cfg.hosts < 4:
-        error('share mode needs 4 hosts (h0 receives, h1 and h2 send '
-              'Homa, h3 TCP)')
-    if any(PROTOCOLS[p][0] != 'homa' for p in cfg.protocols):
-        error('share mode: --protocols takes Homa variants only (TCP '
-              'runs beside each)')
+    check_options(cfg, error, 'h0 receives, h1 and h2 send Homa, h3 TCP')
     if not cfg.tcp_flows or any(not 1 <= n <= 4 for n in cfg.tcp_flows):
         error('--tcp-flows: 1..4 flows each')
     if not cfg.workloads:
@@ -323,21 +316,9 @@ def share_table(rows, cfg):
                       'drops', 'cong', 'cong', 'cuts', 'grows'),
            TABLE.line('', '', '', '', '', 'Mbit/s', '', 'Mbit/s', '', '',
                       'H/T', 'P50', 'P99', 'alone', 'by band', '+', '-')]
-    settings = {}
-    for r in rows:
-        if 'failed' in r:
-            out.append('%s failed: %s' % (TABLE.line(
-                r['workload'], '%d' % r.get('flows', 0), r['config']),
-                r['failed']))
-            continue
-        out.append(share_line(r))
-        if r.get('homa_sysctls') is not None:
-            settings.setdefault(r['config'], r['homa_sysctls'])
-    out.append(LEGEND)
-    for name, kv in settings.items():
-        out.append('%s: net.homa %s' % (name, ' '.join(kv) or
-                                        '(the hosts\' settings)'))
-    return out
+    return out + runs_table(
+        rows, lambda r: TABLE.line(r['workload'], '%d' % r.get('flows', 0),
+                                   r['config']), share_line, LEGEND)
 
 
 def compare_alone(rows):
