@@ -257,7 +257,7 @@ def share_row(rec, cfg, outdir, base):
     return row
 
 
-TABLE = Table(-7, 3, -10, 5, 3, 6, 4, 6, 4, 4, 5, 6, 6, 5, -14, 5, 5, 5,
+TABLE = Table(-7, 3, -10, 5, 3, 6, 4, 6, 4, 4, 5, 6, 6, 5, -18, 5, 5, 5,
               5)
 
 
@@ -291,8 +291,9 @@ LEGEND = (
     'the Homa clients ran, over that time (*: without that count, the '
     'TCP client\'s messages over its own run); link: bytes the switch '
     'sent toward h0 (all traffic, headers included) as a share of the '
-    'link; wire H/T: Homa\'s and TCP\'s IP bytes into h0 over the same '
-    'time, % of the link; sd P50, sd P99: slowdown (RTT over the '
+    'link; wire H/T: Homa\'s and TCP\'s IP bytes into h0 between the '
+    'first and the last once-a-second reading inside the Homa clients\' '
+    'run, % of the link; sd P50, sd P99: slowdown (RTT over the '
     'unloaded RTT of the size) of the shortest half of Homa\'s messages '
     '(sizes up to the median); x alone: that P99 over the P99 of the '
     'same configuration without TCP; drops: the switch\'s drops toward '
