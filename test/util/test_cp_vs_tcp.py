@@ -22,8 +22,8 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, 'util'))
 
-from cpvt import (cli, experiment, options, parse, stats,  # noqa: E402
-                  table, testbed)
+from cpvt import (cli, cross, experiment, options,  # noqa: E402
+                  parse, stats, table, testbed)
 from cpvt.modes import incast, latency, rttwin  # noqa: E402
 from cpvt.report import analyze  # noqa: E402
 from cpvt.runner import HostsRunner, parse_hosts_file  # noqa: E402
@@ -430,6 +430,15 @@ class HostsFileTest(unittest.TestCase):
         self.assertEqual(r.remote_path(1, 'x.rtt', '/out'), '/out/x.rtt')
 
 
+def assert_rejected(test, first, cases):
+    """Every argument list of CASES, after the arguments FIRST, makes
+    options.parse_args exit (with its message on stderr)."""
+    for args in cases:
+        with contextlib.redirect_stderr(io.StringIO()), \
+                test.assertRaises(SystemExit, msg=args):
+            options.parse_args(first + args)
+
+
 def peers_line(*f):
     """A line of /proc/net/homa_peers, as the module formats it."""
     return ('%-39s %8s %12s %12s %12s %12s %14s %10s %12s %12s %9s %11s'
@@ -449,11 +458,10 @@ PEERS = (peers_line('addr', 'samples', 'rtt_min_ns', 'srtt_ns', 'rttvar_ns',
          peers_line('fd00::5', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1024, 0, 1024))
 
 
-class RttwinTest(unittest.TestCase):
-    """The RTT-adaptive window mode's analysis, from a synthetic raw.json
-    and synthetic cp_node output files."""
+class OutDirTest(unittest.TestCase):
+    """A test with a results directory of its own (self.out), deleted
+    after it, and write(name, text) to put a file there."""
 
-    CFG = {'mode': 'rttwin', 'mbps': 16, 'seconds': 15, 'client_max': 2}
     HOSTS = ['10.0.0.1', '10.0.0.2', '10.0.0.3', '10.0.0.4']
 
     def setUp(self):
@@ -464,6 +472,13 @@ class RttwinTest(unittest.TestCase):
     def write(self, name, text):
         with open(os.path.join(self.out, name), 'w') as f:
             f.write(text)
+
+
+class RttwinTest(OutDirTest):
+    """The RTT-adaptive window mode's analysis, from a synthetic raw.json
+    and synthetic cp_node output files."""
+
+    CFG = {'mode': 'rttwin', 'mbps': 16, 'seconds': 15, 'client_max': 2}
 
     def rtt_file(self, name, size, ms_values):
         self.write(name, '# request_length_bytes rtt_ns\n' + ''.join(
@@ -634,12 +649,9 @@ class RttwinTest(unittest.TestCase):
         self.assertEqual(testbed.homa_sysctls(cfg, 'homa',
                                           {'rtt_adaptive': '1'}),
                          ['rtt_adaptive=1'])
-        for args in (['--hosts', '3'], ['--protocols', 'homa,tcp'],
-                     ['--sizes', '0'], ['--sizes', '2000000'],
-                     ['--sizes', '40K'], ['--mbps', '0']):
-            with contextlib.redirect_stderr(io.StringIO()), \
-                    self.assertRaises(SystemExit, msg=args):
-                options.parse_args(['--mode', 'rttwin'] + args)
+        assert_rejected(self, ['--mode', 'rttwin'], (
+            ['--hosts', '3'], ['--protocols', 'homa,tcp'], ['--sizes', '0'],
+            ['--sizes', '2000000'], ['--sizes', '40K'], ['--mbps', '0']))
 
 
 class MiscTest(unittest.TestCase):
@@ -893,7 +905,7 @@ class ExperimentTest(unittest.TestCase):
                           for _, a in runner.started], ['homa', 'tcp'])
         self.assertEqual(res[1]['summary']['rpcs'], 200)
 
-    @unittest.mock.patch.object(rttwin, 'RTTWIN_TCP_LEAD', 0)
+    @unittest.mock.patch.object(cross, 'TCP_LEAD', 0)
     def test_rttwin(self):
         runner, report, out = self.run_mode(
             ['--mode', 'rttwin', '--sizes', '40000,500000', '--seconds',

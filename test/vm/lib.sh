@@ -51,21 +51,51 @@ link_pair() {
 	ip -n "$2" link set veth2 up
 }
 
+# start_ready NS PATTERN WHAT CMD...: start CMD in namespace NS in the
+# background, its output in the file READY_OUT, and wait (up to 10 s)
+# until a line of it matches PATTERN (grep); READY_PID is CMD's pid.
+# Records a failure naming WHAT if it never does.
+start_ready() {
+	local ns=$1 pattern=$2 what=$3
+	shift 3
+	READY_OUT=$(mktemp /tmp/ready.XXXXXX)
+	# Not through in_ns: $! must be CMD itself (ip execs it).
+	ip netns exec "$ns" "$@" > "$READY_OUT" 2>&1 &
+	READY_PID=$!
+	for _ in $(seq 100); do
+		grep -q "$pattern" "$READY_OUT" && return 0
+		sleep 0.1
+	done
+	echo "# FAIL: $what did not start: $(cat "$READY_OUT")"
+	FAILED=1
+}
+
 # serve NS ARGS...: start "homa_test server ARGS" in NS in the background
 # and wait until it is bound (a request sent earlier would be dropped).
 # SERVE_OUT names the file that receives the server's output.
 serve() {
-	local ns=$1 out
+	local ns=$1
 	shift
-	out=$(mktemp /tmp/server.XXXXXX)
-	SERVE_OUT=$out
-	in_ns "$ns" "$HOMA_TEST" server "$@" > "$out" 2>&1 &
-	for _ in $(seq 100); do
-		grep -q '^serving' "$out" && return 0
-		sleep 0.1
-	done
-	echo "# FAIL: server $* in $ns did not start: $(cat "$out")"
-	FAILED=1
+	start_ready "$ns" '^serving' "server $* in $ns" "$HOMA_TEST" server "$@"
+	SERVE_OUT=$READY_OUT
+}
+
+# CP_NODE: the benchmark client and server (make -C util builds it).
+CP_NODE="$TOP/util/build/cp_node"
+
+# cp_serve NS ARGS...: start "cp_node server ARGS" in NS in the background
+# and wait until it is ready; its pid is READY_PID.
+cp_serve() {
+	local ns=$1
+	shift
+	start_ready "$ns" '^server: ready' "cp_node server $* in $ns" \
+		"$CP_NODE" server "$@"
+}
+
+# summary_field LOG NAME: the value of NAME= in the cp_node summary line
+# of LOG.
+summary_field() {
+	sed -n "s/^summary: .*\\b$2=\\([0-9.]*\\).*/\\1/p" "$1"
 }
 
 # in_ns NAME CMD...: run a command inside a namespace.

@@ -10,7 +10,6 @@
 # shellcheck source=test/vm/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-CP_NODE="$TOP/util/build/cp_node"
 if [ ! -x "$CP_NODE" ]; then
 	echo "# cp_node not built: run make -C util before the VM tests"
 	exit 1
@@ -22,22 +21,8 @@ SERVER_PIDS=()
 
 # cp_server ARGS...: start "cp_node server ARGS" in cpn2; wait until ready.
 cp_server() {
-	local out
-	out=$(mktemp /tmp/cp_server.XXXXXX)
-	# Not through in_ns: $! must be cp_node itself (ip execs it).
-	ip netns exec cpn2 "$CP_NODE" server "$@" > "$out" 2>&1 &
-	SERVER_PIDS+=("$!")
-	for _ in $(seq 100); do
-		grep -q '^server: ready' "$out" && return 0
-		sleep 0.1
-	done
-	echo "# FAIL: cp_node server $* did not start: $(cat "$out")"
-	FAILED=1
-}
-
-# summary_field LOG NAME: the value of NAME= in LOG's summary line.
-summary_field() {
-	sed -n "s/^summary: .*\\b$2=\\([0-9.]*\\).*/\\1/p" "$1"
+	cp_serve cpn2 "$@"
+	SERVER_PIDS+=("$READY_PID")
 }
 
 # cp_client DESCRIPTION ARGS...: run "cp_node client ARGS" in cpn1 and

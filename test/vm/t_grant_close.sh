@@ -12,15 +12,7 @@ source "$(dirname "$0")/lib.sh"
 
 # start_sink: a sink on port 80 of gc2; waits until it is bound.
 start_sink() {
-	local out
-	out=$(mktemp /tmp/sink.XXXXXX)
-	ip netns exec gc2 "$HOMA_TEST" sink 80 > "$out" 2>&1 &
-	for _ in $(seq 100); do
-		grep -q '^serving' "$out" && return 0
-		sleep 0.1
-	done
-	echo "# FAIL: sink did not start: $(cat "$out")"
-	FAILED=1
+	start_ready gc2 '^serving' sink "$HOMA_TEST" sink 80
 }
 
 link_pair gc1 gc2 10.13.0

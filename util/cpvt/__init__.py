@@ -10,6 +10,8 @@ Modules, from the bottom up:
               test bed), HostsRunner (a hosts file, ssh)
   testbed     util/testbed's options, building and tearing down the bed
   experiment  what every mode does on the hosts: servers, clients, progress
+  cross       TCP beside Homa into one host (rttwin, share): the TCP
+              flows, the readings around a run, failed-run records
   modes/      one module per --mode behind a small registry (modes.MODES)
   plots       the PNGs (matplotlib)
   report      analyze(): a results directory to its table and summary.json

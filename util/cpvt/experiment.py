@@ -182,6 +182,16 @@ def snapshot(runner, tag, outdir):
             f.write(p.stdout)
 
 
+def save_qdisc_texts(outdir, tag, before, after):
+    """Keep two `tc -s qdisc show` texts (None: not kept) of a run in
+    OUTDIR as TAG-qdisc-before.txt and TAG-qdisc-after.txt."""
+    for name, text in (('before', before), ('after', after)):
+        if text is not None:
+            with open(os.path.join(outdir, '%s-qdisc-%s.txt'
+                                   % (tag, name)), 'w') as f:
+                f.write(text)
+
+
 def per_client_gbps(cfg):
     """Open-loop request rate per client (Gbps) that loads each host link
     to cfg.load of its rate: with echo RPCs a link carries requests and

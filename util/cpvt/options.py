@@ -11,7 +11,7 @@ from .modes import MODES
 # Defaults that depend on the mode (None in the parser): these, unless the
 # mode's DEFAULTS say otherwise.
 DEFAULTS = {'hosts': 4, 'mbps': 16, 'protocols': 'homa,tcp',
-            'message_bytes': 500000, 'loss_pct': 0}
+            'message_bytes': 500000, 'loss_pct': 0, 'unloaded': 5}
 
 
 def add_run_options(ap):
@@ -25,7 +25,8 @@ def add_run_options(ap):
                     help='fraction of each host link offered (default 0.8)')
     ap.add_argument('--seconds', type=int, default=None,
                     help='length of each loaded run (default 60 latency, '
-                    '20 throughput, 30 loss, 20 incast, 15 rttwin)')
+                    '20 throughput, 30 loss, 20 incast, 15 rttwin, 12 '
+                    'share)')
     ap.add_argument('--hosts', type=int, default=None,
                     help='test-bed hosts (default 4; 2 for throughput/loss, '
                     '8 for incast: h0 the client, the rest servers; rttwin '
@@ -47,8 +48,16 @@ def add_run_options(ap):
     ap.add_argument('--sizes', default='40000,100000,200000,500000',
                     help='rttwin mode: message sizes, bytes (default '
                     '40000,100000,200000,500000)')
-    ap.add_argument('--unloaded', type=int, default=5,
-                    help='baseline RPCs per representative size (default 5)')
+    ap.add_argument('--workloads', default=None,
+                    help='share mode: comma list of cp_node workloads '
+                    '(w1..w5 or a size in bytes; default '
+                    'w4,w5,100000,1000000)')
+    ap.add_argument('--tcp-flows', default=None,
+                    help='share mode: comma list of TCP flow counts '
+                    '(1..4) to run beside Homa (default 1)')
+    ap.add_argument('--unloaded', type=int, default=None,
+                    help='baseline RPCs per representative size (default 5; '
+                    '2 share)')
     ap.add_argument('--two-way', dest='one_way', action='store_false',
                     help='echo responses as long as the requests (default: '
                     'one-way messages with tiny responses)')
@@ -75,6 +84,10 @@ def add_client_options(ap):
                     help='DCTCP marking threshold per band (default 15000)')
     ap.add_argument('--homa-sysctl', action='append', metavar='NAME=VALUE',
                     help='net.homa.NAME for every host (repeatable)')
+    ap.add_argument('--link-mbps', type=int, default=None, metavar='N',
+                    help='net.homa.link_mbps of every host (default: the '
+                    'link rate, --mbps, as util/testbed sets it); e.g. '
+                    '25000, the module\'s default, for a wrong one')
     ap.add_argument('--testbed-opt', action='append', metavar='"OPT VAL"',
                     help='extra util/testbed option, e.g. "--host-buffer '
                     '262144" (repeatable)')
@@ -127,6 +140,19 @@ def convert(cfg, error):
         cfg.sizes = [int(x) for x in cfg.sizes.split(',') if x]
     except ValueError:
         error('--sizes: a comma list of byte counts')
+    if cfg.workloads is not None:
+        cfg.workloads = [w for w in cfg.workloads.split(',') if w]
+    if cfg.tcp_flows is not None:
+        try:
+            cfg.tcp_flows = [int(x) for x in cfg.tcp_flows.split(',') if x]
+        except ValueError:
+            error('--tcp-flows: a comma list of counts')
+    if cfg.link_mbps is not None:
+        if cfg.link_mbps < 1:
+            error('--link-mbps: at least 1')
+        if any(kv.split('=', 1)[0] == 'link_mbps'
+               for kv in cfg.homa_sysctl or []):
+            error('--link-mbps and --homa-sysctl link_mbps=: give one')
 
 
 def parse_args(argv):

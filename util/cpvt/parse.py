@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0+
 """Parsers of what the hosts print: cp_node's status and summary lines and
 --output files, /proc/net/homa_metrics and homa_peers, `ss -ti`, `tc -s
-qdisc show`, /proc/stat."""
+qdisc show` and `tc -s filter show`, /proc/stat."""
 
 import re
 
@@ -195,6 +195,26 @@ def drops_between(before, after, dev):
     if a is None or b is None:
         return None
     return b - a if b >= a else b
+
+
+_FILTER_PREF = re.compile(r'^filter .*\bpref (\d+)\b')
+_ACTION_SENT = re.compile(r'^\s*Sent (\d+) bytes (\d+) pkt')
+
+
+def parse_filter_bytes(text):
+    """{pref: bytes} of a `tc -s filter show` text: the bytes that the
+    actions of the filters of each preference counted ("Sent N bytes" of
+    their action statistics), summed per preference."""
+    out, pref = {}, None
+    for line in (text or '').splitlines():
+        m = _FILTER_PREF.match(line)
+        if m:
+            pref = int(m.group(1))
+            continue
+        m = _ACTION_SENT.match(line)
+        if m and pref is not None:
+            out[pref] = out.get(pref, 0) + int(m.group(1))
+    return out
 
 
 def cpu_busy(stat_before, stat_after):

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0+
 """The PNGs of a run (matplotlib, without a display): slowdown against
 message size and the RTT CDF of the short messages (latency mode), a bar
-per protocol (throughput and loss modes)."""
+per protocol (throughput and loss modes), the shares of a link over time
+(share mode)."""
 
 import os
 
@@ -119,3 +120,50 @@ def plot_stream(report, outdir, key, label):
     ax.bar(names, [report['protocols'][n][key] for n in names])
     ax.set_ylabel(label)
     return [save(plt, fig, outdir, '%s.png' % report['mode'])]
+
+
+def plot_share_run(ax, r):
+    """One run of the share mode on AX: each protocol's share of the link
+    per sampling interval, their sum, the Homa clients' start and end."""
+    ts = [t for t, _ in r['series']]
+    for proto in ('homa', 'tcp'):
+        ax.plot(ts, [100 * v.get(proto, 0) for _, v in r['series']],
+                color=COLORS.get(proto), label=proto)
+    ax.plot(ts, [100 * sum(v.values()) for _, v in r['series']], ':',
+            color='grey', label='sum')
+    for t in (r.get('homa_t0'), r.get('homa_t1')):
+        if t is not None:
+            ax.axvline(t, color='black', lw=0.5, ls='--')
+    ax.set_title('%s, %s, %s' % (r['workload'], r['config'], '%d TCP' %
+                                 r['flows'] if r['flows'] else 'alone'),
+                 fontsize=8)
+    ax.set_ylim(0, 110)
+    ax.tick_params(labelsize=7)
+    ax.grid(True, alpha=0.3)
+
+
+def plot_shares(rows, outdir):
+    """shares.png: per run of the share mode (rows: workloads, columns:
+    configurations) the shares of h0's link over time (IP bytes into h0
+    per protocol); [] without samples."""
+    rows = [r for r in rows if r.get('series')]
+    plt = pyplot() if rows else None
+    if plt is None:
+        return []
+    wls = list(dict.fromkeys(r['workload'] for r in rows))
+    cols = list(dict.fromkeys((r['flows'], r['config']) for r in rows))
+    fig, axes = plt.subplots(len(wls), len(cols), squeeze=False,
+                             figsize=(3.2 * len(cols), 2.4 * len(wls)))
+    for ax in axes.flat:
+        ax.set_visible(False)
+    for r in rows:
+        ax = axes[wls.index(r['workload'])][cols.index((r['flows'],
+                                                        r['config']))]
+        ax.set_visible(True)
+        plot_share_run(ax, r)
+    for ax in axes[-1]:
+        ax.set_xlabel('s', fontsize=7)
+    for ax in axes[:, 0]:
+        ax.set_ylabel('% of the link', fontsize=7)
+    axes.flat[0].legend(fontsize=7)
+    return [save(plt, fig, outdir, 'shares.png')]

@@ -19,12 +19,25 @@ def kernel_splats(path):
     return [line.rstrip() for line in out.splitlines()]
 
 
+def link_mbps_note(cfg):
+    """The line under every mode's table when --link-mbps set Homa's
+    link_mbps apart from the link rate, else None."""
+    if not cfg.get('link_mbps'):
+        return None
+    return ('net.homa.link_mbps=%d on every host (--link-mbps; the links '
+            'run at %s)' % (cfg['link_mbps'], '%g Mbit/s' % cfg['mbps']
+                            if cfg.get('mbps') else 'full speed'))
+
+
 def analyze(outdir):
     """Analyze OUTDIR (raw.json and the files it names): print the table,
     write summary.json; the report."""
     with open(os.path.join(outdir, 'raw.json')) as f:
         raw = json.load(f)
     report = MODES[raw['config']['mode']].analyze(raw, outdir)
+    note = link_mbps_note(raw['config'])
+    if note:
+        report['table'].append(note)
     splats = []
     dm = os.path.join(outdir, 'dmesg.txt')
     if os.path.exists(dm):

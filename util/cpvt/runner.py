@@ -12,7 +12,8 @@ import subprocess
 import threading
 
 from .common import CP_NODE, PROTOCOLS, TESTBED, VARIANT_SYSCTLS, log
-from .parse import parse_homa_metrics, parse_ss_bytes_received
+from .parse import (parse_filter_bytes, parse_homa_metrics,
+                    parse_ss_bytes_received)
 from .testbed import testbed_args
 
 
@@ -259,6 +260,15 @@ class Runner:
         """`tc -s qdisc show` of the switch, or None (no switch here)."""
         return None
 
+    def count_rx(self, i):
+        """Start counting the bytes host i receives per protocol (for
+        rx_bytes); nothing where that is not possible."""
+
+    def rx_bytes(self, i):
+        """{protocol: bytes} host i received since count_rx (IP packets,
+        headers included; 'homa' and 'tcp'), or None."""
+        return None
+
     def uplink_qdisc(self, i):
         """`tc -s qdisc show` of host i's NIC, or None."""
         return None
@@ -305,6 +315,36 @@ class NetnsRunner(Runner):
         return subprocess.run(['tc', '-s', '-n', 'h%d' % i, 'qdisc', 'show',
                                'dev', 'eth0'], stdout=subprocess.PIPE,
                               text=True).stdout
+
+    # IP protocol numbers counted by count_rx, by the preference of the
+    # filter that counts each.
+    RX_PREFS = {1: ('homa', 146), 2: ('tcp', 6)}
+
+    def count_rx(self, i):
+        """A clsact qdisc on hI's eth0 with, per protocol of RX_PREFS, a
+        u32 filter on the IPv4 protocol whose action (gact ok) counts
+        bytes; util/testbed --retune leaves it (it replaces the root
+        qdisc only)."""
+        tc = ['tc', '-n', 'h%d' % i]
+        subprocess.run(tc + ['qdisc', 'del', 'dev', 'eth0', 'clsact'],
+                       stderr=subprocess.DEVNULL, check=False)
+        subprocess.run(tc + ['qdisc', 'add', 'dev', 'eth0', 'clsact'],
+                       check=True)
+        for pref, (_, number) in sorted(self.RX_PREFS.items()):
+            subprocess.run(tc + ['filter', 'add', 'dev', 'eth0', 'ingress',
+                                 'protocol', 'ip', 'pref', str(pref), 'u32',
+                                 'match', 'ip', 'protocol', str(number),
+                                 '0xff', 'action', 'ok'], check=True)
+
+    def rx_bytes(self, i):
+        p = subprocess.run(['tc', '-s', '-n', 'h%d' % i, 'filter', 'show',
+                            'dev', 'eth0', 'ingress'],
+                           stdout=subprocess.PIPE, text=True)
+        counts = parse_filter_bytes(p.stdout) if p.returncode == 0 else {}
+        if not counts:
+            return None
+        return {name: counts.get(pref, 0)
+                for pref, (name, _) in self.RX_PREFS.items()}
 
     def cpu_stat(self):
         with open('/proc/stat') as f:

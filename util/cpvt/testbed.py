@@ -12,10 +12,14 @@ from .common import TESTBED, VARIANT_SYSCTLS, log
 
 def homa_sysctls(cfg, proto=None, defaults=None):
     """The net.homa settings (NAME=VALUE) for a run of PROTO: the user's
-    --homa-sysctl, then the variant's own (VARIANT_SYSCTLS, which win);
-    the names in DEFAULTS that PROTO's variant does not set and the user
-    did not give go back to their DEFAULTS values first."""
+    --link-mbps and --homa-sysctl, then the variant's own
+    (VARIANT_SYSCTLS, which win); the names in DEFAULTS that PROTO's
+    variant does not set and the user did not give go back to their
+    DEFAULTS values first. (util/testbed sets link_mbps to the link rate
+    before these.)"""
     user = list(cfg.homa_sysctl or [])
+    if getattr(cfg, 'link_mbps', None):
+        user.insert(0, 'link_mbps=%d' % cfg.link_mbps)
     given = {kv.split('=', 1)[0] for kv in user}
     own = VARIANT_SYSCTLS.get(proto, {})
     out = ['%s=%s' % (k, v) for k, v in sorted((defaults or {}).items())

@@ -13,7 +13,8 @@
                        (paths) and what summary.json keeps
 """
 
-from . import calibrate, incast, latency, loss, rttwin, throughput
+from . import (calibrate, incast, latency, loss, rttwin, share,
+               throughput)
 
 MODES = {m.NAME: m for m in (latency, throughput, loss, calibrate, incast,
-                             rttwin)}
+                             rttwin, share)}

@@ -8,7 +8,8 @@ import os
 
 from ..common import PROTOCOLS, log
 from ..experiment import (loaded_rtts, per_protocol, run_clients,
-                          snapshot, start_servers, stop_servers)
+                          save_qdisc_texts, snapshot, start_servers,
+                          stop_servers)
 from ..parse import (band_drops_between, cpu_busy, drops_between,
                      metrics_delta)
 from ..stats import percentile, sum_summaries
@@ -80,11 +81,7 @@ def run_incast(runner, proto, cfg, outdir):
             rec['homa_metrics'] = {str(i): metrics_delta(m0.get(i, {}), m)
                                    for i, m in m1.items()}
         rec['cpu_busy'] = [cpu_busy(a, b) for a, b in zip(stat0, stat1)]
-        for name, text in (('before', sw0), ('after', sw1)):
-            if text is not None:
-                with open(os.path.join(outdir, '%s-incast-qdisc-%s.txt'
-                                       % (proto, name)), 'w') as f:
-                    f.write(text)
+        save_qdisc_texts(outdir, proto + '-incast', sw0, sw1)
         if sw0 is not None and sw1 is not None:
             rec['switch_drops'] = {
                 'p%d' % i: drops_between(sw0, sw1, 'p%d' % i)
