@@ -50,6 +50,7 @@ const struct homa_param homa_params[] = {
 	HOMA_PARAM(max_nic_queue_ns, 2000, 0, 1000000000),
 	HOMA_PARAM(max_gso_size, 10000, 1000, 65536),
 	HOMA_PARAM(grant_fifo_fraction, 50, 0, 500),
+	HOMA_PARAM(grant_increment, 10000, 0, HOMA_MAX_MESSAGE_LENGTH),
 	HOMA_PARAM(pacer_fifo_fraction, 50, 0, 500),
 	HOMA_PARAM(resend_ticks, 5, 1, 10000),
 	HOMA_PARAM(resend_interval, 5, 1, 10000),

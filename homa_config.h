@@ -66,6 +66,12 @@ struct homa_config {
 	/** @grant_fifo_fraction: per mille of grants for the oldest message. */
 	int grant_fifo_fraction;
 
+	/**
+	 * @grant_increment: new bytes worth a GRANT (or half a message's
+	 * window if less); 0 grants every new byte at once.
+	 */
+	int grant_increment;
+
 	/** @pacer_fifo_fraction: per mille of pacer output for the oldest. */
 	int pacer_fifo_fraction;
 

@@ -328,6 +328,7 @@ static void homa_grant_params(struct homa_net *hnet,
 		homa_prio_max_sched(cutoffs, READ_ONCE(cfg->num_priorities));
 	p->fifo_fraction = READ_ONCE(cfg->grant_fifo_fraction);
 	p->fifo_increment = HOMA_SRPT_DEFAULT_FIFO_INCREMENT;
+	p->grant_increment = READ_ONCE(cfg->grant_increment);
 }
 
 /*

@@ -41,6 +41,87 @@ u32 homa_payload_max(struct homa_net *hnet, struct homa_peer *peer)
 	return mtu - ip - sizeof(struct homa_data_hdr);
 }
 
+/*
+ * Payloads of at most this many bytes stay in the packet's linear area
+ * (a page for a few bytes would waste more than the copy costs); longer
+ * ones go into page fragments, which each transmission shares with the
+ * stored packet (pskb_copy() copies only the headers).
+ */
+#define HOMA_LINEAR_PAYLOAD_MAX 512
+
+/* Largest page order tried for payload fragments (32 KB pages). */
+#define HOMA_FRAG_ORDER 3
+
+/*
+ * Append @n bytes of @iter to @skb (which has only its header in the
+ * linear area) as page fragments. Returns 0, -ENOMEM or -EFAULT.
+ */
+static int homa_fill_frags(struct sk_buff *skb, struct iov_iter *iter, u32 n)
+{
+	int order = HOMA_FRAG_ORDER;
+
+	while (n > 0) {
+		int i = skb_shinfo(skb)->nr_frags;
+		struct page *page;
+		u32 len;
+
+		if (i >= MAX_SKB_FRAGS)
+			return -ENOMEM;
+		/* Smaller pages when the rest is small or large ones fail. */
+		while (order > 0 && (PAGE_SIZE << (order - 1)) >= n)
+			order--;
+		page = NULL;
+		if (order > 0)
+			page = alloc_pages(GFP_KERNEL | __GFP_COMP |
+					   __GFP_NOWARN | __GFP_NORETRY, order);
+		if (!page) {
+			order = 0;
+			page = alloc_page(GFP_KERNEL);
+			if (!page)
+				return -ENOMEM;
+		}
+		len = min_t(u32, n, PAGE_SIZE << order);
+		skb_fill_page_desc(skb, i, page, 0, len);
+		skb->len += len;
+		skb->data_len += len;
+		skb->truesize += PAGE_SIZE << order;
+		/* Kernel pages are mapped: one copy over the whole page. */
+		if (copy_from_iter(page_address(page), len, iter) != len)
+			return -EFAULT;
+		n -= len;
+	}
+	return 0;
+}
+
+/*
+ * One stored DATA packet of @n message bytes from @iter: the header's
+ * room in the linear area, the bytes after it or in page fragments.
+ * Returns the packet or an ERR_PTR (-ENOMEM, -EFAULT).
+ */
+static struct sk_buff *homa_msgout_pkt(struct iov_iter *iter, u32 n)
+{
+	bool linear = n <= HOMA_LINEAR_PAYLOAD_MAX;
+	struct sk_buff *skb;
+	int err = -EFAULT;
+
+	skb = alloc_skb(HOMA_SKB_HEADROOM + sizeof(struct homa_data_hdr) +
+			(linear ? n : 0), GFP_KERNEL);
+	if (!skb)
+		return ERR_PTR(-ENOMEM);
+	skb_reserve(skb, HOMA_SKB_HEADROOM);
+	skb_put(skb, sizeof(struct homa_data_hdr));
+	if (linear) {
+		if (copy_from_iter(skb_put(skb, n), n, iter) == n)
+			return skb;
+	} else {
+		err = homa_fill_frags(skb, iter, n);
+		if (!err)
+			return skb;
+	}
+	kfree_skb(skb);
+	return ERR_PTR(err);
+}
+
 /**
  * homa_msgout_fill() - Copy a message from user space into DATA packets
  * sized for the route to its destination.
@@ -53,7 +134,9 @@ u32 homa_payload_max(struct homa_net *hnet, struct homa_peer *peer)
  * @length: bytes in the message (validated by the caller).
  *
  * Headers are written later by homa_msgout_attach(), which needs the RPC.
- * No lock may be held: the copy may fault.
+ * Message bytes beyond a few hundred go into page fragments, so that a
+ * transmission copies only the headers. No lock may be held: the copy
+ * may fault.
  *
  * Return: 0, -ENOMEM, or -EFAULT (the list is empty then).
  */
@@ -76,28 +159,18 @@ int homa_msgout_fill(struct homa_sock *hsk, struct homa_peer *peer,
 		struct sk_buff *skb;
 
 		n = min(chunk, length - offset);
-		skb = alloc_skb(HOMA_SKB_HEADROOM +
-				sizeof(struct homa_data_hdr) + n, GFP_KERNEL);
-		if (!skb)
-			goto nomem;
-		skb_reserve(skb, HOMA_SKB_HEADROOM);
+		skb = homa_msgout_pkt(iter, n);
+		if (IS_ERR(skb)) {
+			skb_queue_purge(out);
+			return PTR_ERR(skb);
+		}
 		/* Kept until the RPC ends: counts against wmem_max. */
 		skb_set_owner_w(skb, sk);
-		skb_put(skb, sizeof(struct homa_data_hdr));
-		if (copy_from_iter(skb_put(skb, n), n, iter) != n) {
-			kfree_skb(skb);
-			skb_queue_purge(out);
-			return -EFAULT;
-		}
 		homa_skb_cb(skb)->offset = offset;
 		homa_gso_prepare(skb, mss, ipv6);
 		__skb_queue_tail(out, skb);
 	}
 	return 0;
-
-nomem:
-	skb_queue_purge(out);
-	return -ENOMEM;
 }
 
 /**

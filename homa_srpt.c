@@ -281,6 +281,27 @@ static u64 homa_srpt_fifo_pick(const struct homa_srpt_params *p,
 	return bytes;
 }
 
+/*
+ * Is a GRANT that moves @c's offset from @base to @target worth sending?
+ * Yes if it reaches the message's end, moves it by at least the step
+ * (grant_increment, or half the message's window @win if less), or the
+ * sender has less than a step granted and not yet received (it would run
+ * dry). Fewer, larger grants cost the receiver fewer decisions and the
+ * sender fewer packets; the window still leaves at least half of it in
+ * flight.
+ */
+static bool homa_srpt_grant_due(const struct homa_srpt_params *p,
+				const struct homa_srpt_cand *c, u32 base,
+				u64 target, u32 win)
+{
+	u32 step = p->grant_increment < win / 2 ? p->grant_increment : win / 2;
+	u32 received = c->received < c->length ? c->received : c->length;
+
+	if (target >= c->length || target - base >= step)
+		return true;
+	return base - received < step;
+}
+
 /**
  * homa_srpt_grants() - Decide every grant to send now.
  * @p: the configuration.
@@ -298,7 +319,9 @@ static u64 homa_srpt_fifo_pick(const struct homa_srpt_params *p,
  * offset min(length, received + window) (homa_srpt_window(), scaled by
  * the message's @scale with homa_srpt_scaled()), never below
  * their current grant, and the priority homa_srpt_sched_prio() gives their
- * rank. New bytes are granted only while the total of granted-but-
+ * rank; an entry moves its offset only by a step worth a GRANT
+ * (@p->grant_increment; see homa_srpt_grant_due()). New bytes are granted
+ * only while the total of granted-but-
  * unreceived bytes stays at most @p->max_incoming; when it would not,
  * the lowest ranked are trimmed first (their entries remain, with fewer or
  * no new bytes). FIFO share: granting B bytes by SRPT adds
@@ -320,7 +343,7 @@ u32 homa_srpt_grants(const struct homa_srpt_params *p,
 	u32 ranked[HOMA_SRPT_MAX_OVERCOMMIT];
 	u64 total, budget, extra, target, threshold;
 	u64 srpt_bytes = 0, fifo_bytes;
-	u32 active, window, frac, victim, base, r, num_out = 0;
+	u32 active, window, win, frac, victim, base, r, num_out = 0;
 	const struct homa_srpt_cand *c;
 	u32 fifo_offset = 0;
 
@@ -337,10 +360,13 @@ u32 homa_srpt_grants(const struct homa_srpt_params *p,
 	for (r = 0; r < active; r++) {
 		c = &cands[ranked[r]];
 		base = homa_srpt_base(c);
-		target = (u64)c->received + homa_srpt_scaled(window, c->scale);
+		win = homa_srpt_scaled(window, c->scale);
+		target = (u64)c->received + win;
 		if (target > c->length)
 			target = c->length;
 		extra = target > base ? target - base : 0;
+		if (extra && !homa_srpt_grant_due(p, c, base, target, win))
+			extra = 0;
 		if (extra > budget)
 			extra = budget;
 		budget -= extra;

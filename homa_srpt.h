@@ -108,6 +108,14 @@ struct homa_srpt_params {
 
 	/** @fifo_increment: bytes of one FIFO grant. */
 	u32 fifo_increment;
+
+	/**
+	 * @grant_increment: new bytes worth a GRANT (homa_srpt_grants()
+	 * waits for at least this many, or half the message's window if
+	 * less, unless the message would run dry or the grant reaches its
+	 * end); 0 grants every new byte at once.
+	 */
+	u32 grant_increment;
 };
 
 /**

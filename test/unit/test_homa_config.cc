@@ -58,6 +58,7 @@ const Expected kExpected[] = {
 	SCALAR(max_nic_queue_ns, "max_nic_queue_ns", 2000),
 	SCALAR(max_gso_size, "max_gso_size", 10000),
 	SCALAR(grant_fifo_fraction, "grant_fifo_fraction", 50),
+	SCALAR(grant_increment, "grant_increment", 10000),
 	SCALAR(pacer_fifo_fraction, "pacer_fifo_fraction", 50),
 	SCALAR(resend_ticks, "resend_ticks", 5),
 	SCALAR(resend_interval, "resend_interval", 5),
@@ -410,6 +411,7 @@ TEST(homa_config_init, spec_defaults)
 	EXPECT_EQ(cfg.max_nic_queue_ns, 2000);
 	EXPECT_EQ(cfg.max_gso_size, 10000);
 	EXPECT_EQ(cfg.grant_fifo_fraction, 50);
+	EXPECT_EQ(cfg.grant_increment, 10000);
 	EXPECT_EQ(cfg.pacer_fifo_fraction, 50);
 	EXPECT_EQ(cfg.resend_ticks, 5);
 	EXPECT_EQ(cfg.resend_interval, 5);
@@ -619,6 +621,7 @@ TEST(homa_config_check, spec_ranges_from_spec)
 		{ "link_mbps", 0 },		{ "max_nic_queue_ns", -1 },
 		{ "max_gso_size", 0 },		{ "grant_fifo_fraction", -1 },
 		{ "grant_fifo_fraction", 1001 },
+		{ "grant_increment", -1 },	{ "grant_increment", 1000001 },
 		{ "pacer_fifo_fraction", -1 },	{ "pacer_fifo_fraction", 1001 },
 		{ "resend_ticks", 0 },		{ "resend_interval", 0 },
 		{ "timeout_ticks", 0 },		{ "request_ack_ticks", 0 },

@@ -63,6 +63,7 @@ homa_srpt_params params(uint32_t overcommit, uint32_t window,
 	p.max_sched_prio = max_sched;
 	p.fifo_fraction = fifo_fraction;
 	p.fifo_increment = fifo_inc;
+	p.grant_increment = 0;
 	return p;
 }
 
@@ -244,6 +245,12 @@ ModelOut model_grants(const homa_srpt_params &p, uint64_t credit,
 		uint64_t t = std::min<uint64_t>(x.length,
 						(uint64_t)x.received + w);
 		uint64_t extra = t > b ? t - b : 0;
+		/* Worth a GRANT: the end, a whole step, or running dry. */
+		uint64_t step = std::min<uint64_t>(p.grant_increment, w / 2);
+
+		if (extra && t < x.length && t - b < step &&
+		    b - std::min(x.received, x.length) >= step)
+			extra = 0;
 
 		extra = std::min<uint64_t>(extra, (uint64_t)budget);
 		budget -= (int64_t)extra;
@@ -633,6 +640,41 @@ TEST(homa_srpt, homa_srpt_grants__scaled_window)
 				   { 1, 20000, 0, 0, 1 } }));
 }
 
+TEST(homa_srpt, homa_srpt_grants__increment)
+{
+	homa_srpt_params p = params(8, 20000, 400000, 3);
+	homa_srpt_fifo f = { 0 };
+	/* 2000 new bytes of a 20000-byte window: not worth a GRANT yet. */
+	std::vector<homa_srpt_cand> c = {
+		cand(1, 100000, 32000, 50000, 1),
+	};
+
+	p.grant_increment = 5000;
+	EXPECT_EQ(grants(p, &f, c),
+		  std::vector<G>({ { 0, 50000, 0, 0, 0 } }));
+	/* A whole step. */
+	c[0].received = 35000;
+	c[0].remaining = 65000;
+	EXPECT_EQ(grants(p, &f, c),
+		  std::vector<G>({ { 0, 55000, 0, 0, 0 } }));
+	/* The last bytes of the message go at once. */
+	c = { cand(1, 51000, 32000, 50000, 1) };
+	EXPECT_EQ(grants(p, &f, c),
+		  std::vector<G>({ { 0, 51000, 0, 0, 0 } }));
+	/* The step is at most half the window: 20000 / 2 here. */
+	p.grant_increment = 50000;
+	c = { cand(1, 100000, 40000, 50000, 1) };
+	EXPECT_EQ(grants(p, &f, c),
+		  std::vector<G>({ { 0, 60000, 0, 0, 0 } }));
+	c[0].received = 39000;
+	EXPECT_EQ(grants(p, &f, c),
+		  std::vector<G>({ { 0, 50000, 0, 0, 0 } }));
+	/* Off: every new byte. */
+	p.grant_increment = 0;
+	EXPECT_EQ(grants(p, &f, c),
+		  std::vector<G>({ { 0, 59000, 0, 0, 0 } }));
+}
+
 TEST(homa_srpt, homa_srpt_grants__never_decreasing)
 {
 	homa_srpt_params p = params(8, 10000, 400000, 3);
@@ -927,6 +969,8 @@ TEST(homa_srpt, homa_srpt_grants__random_vs_model)
 			rng() % 4 ? (uint32_t)(rng() % 501) : 0,
 			(uint32_t)(rng() % 20000));
 		uint32_t unsched = 1000 + (uint32_t)(rng() % 40000);
+
+		p.grant_increment = rng() % 3 ? (uint32_t)(rng() % 20000) : 0;
 		uint32_t peers = 1 + (uint32_t)(rng() % 10);
 		homa_srpt_fifo f = { 0 };
 		uint64_t model_credit = 0, now = 0;

@@ -3,6 +3,10 @@
 # Homa must work, byte for byte, whatever the device does. With TSO on, a
 # large DATA packet crosses the veth whole (the receiver sees fewer packets
 # than MTU segments); with TSO off, Homa's software segmentation cuts it.
+# Message bytes beyond a few hundred sit in page fragments of the stored
+# packets: echoes across the linear/fragment boundary, over stored
+# packets of 1000 B to 64 KB (max_gso_size), and with scatter-gather off
+# (the stack must copy the fragments into one buffer) arrive intact.
 #
 #   [off1] veth1 10.4.0.1 fd04::1 ---- veth2 10.4.0.2 fd04::2 [off2]
 # shellcheck source=test/vm/lib.sh
@@ -50,5 +54,32 @@ check "segments arrive MTU-sized with TSO off ($rx DATA packets)" \
 	test "$rx" -gt 14000
 check "software segmentation used with TSO off" \
 	test "$(metric off1 gso_segmented)" -gt 0
+
+# Stored packet sizes, TSO back on; sizes around the 512-byte boundary
+# between linear payloads and page fragments, then random ones.
+in_ns off1 ethtool -K veth1 tso on > /dev/null
+in_ns off2 ethtool -K veth2 tso on > /dev/null
+for gso in 1000 20000 65536; do
+	homa_set max_gso_size="$gso" off1 off2
+	for size in 512 513 4097 300000; do
+		check "max_gso_size $gso: IPv4 echo $size B" in_ns off1 \
+			"$HOMA_TEST" client 10.4.0.2 40 4 "$size" 1
+	done
+	check "max_gso_size $gso: IPv6 random sizes" in_ns off1 \
+		"$HOMA_TEST" client fd04::2 41 20 0 4
+done
+homa_set max_gso_size=10000 off1 off2
+
+# No scatter-gather: fragments are copied into one buffer on the way out.
+in_ns off1 ethtool -K veth1 sg off > /dev/null
+in_ns off2 ethtool -K veth2 sg off > /dev/null
+check "scatter-gather is off" sh -c "ip netns exec off1 ethtool -k veth1 |
+	grep -q '^scatter-gather: off'"
+for size in 513 100000 1000000; do
+	check "IPv4 echo $size B, scatter-gather off" in_ns off1 \
+		"$HOMA_TEST" client 10.4.0.2 40 5 "$size" 1
+done
+check "IPv6 random sizes, scatter-gather off" in_ns off1 "$HOMA_TEST" \
+	client fd04::2 41 20 0 4
 live_zero off1 off2
 finish

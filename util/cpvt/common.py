@@ -16,7 +16,8 @@ DRIVER = os.path.join(TOP, 'util', 'cp_vs_tcp')
 PROTOCOLS = {'homa': ('homa', None), 'tcp': ('tcp', 'cubic'),
              'dctcp': ('tcp', 'dctcp'), 'homa-noincast': ('homa', None),
              'homa-off': ('homa', None), 'homa-nortt': ('homa', None),
-             'homa-react': ('homa', None)}
+             'homa-react': ('homa', None), 'homa-react-all': ('homa', None),
+             'homa-gso64': ('homa', None)}
 
 # Homa variants: net.homa settings of their runs (NAME -> VALUE). The
 # settings a variant changes go back to their previous values for the
@@ -29,6 +30,8 @@ VARIANT_SYSCTLS = {
     # ... and a sender the unscheduled bytes toward peers whose GRANTs
     # say its data arrives congested.
     'homa-react-all': {'rtt_congestion_react': '3'},
+    # Stored packets (and so GSO packets) of up to 64 KB (issue 12).
+    'homa-gso64': {'max_gso_size': '65536'},
     # Every adaptive feature off (SRPT grants stay): the "features off"
     # column of a latency run.
     'homa-off': {'pacer_enable': '0', 'rtt_adaptive': '0',
