@@ -104,7 +104,8 @@ def rttwin_start_tcp(runner, cfg, outdir, tag, phase, seconds, common):
         ['--workload', str(RTTWIN_TCP_BYTES), '--one-way',
          '--seconds', str(seconds + RTTWIN_TCP_LEAD + 120),
          '--seed', str(RTTWIN_TCP_HOST)] + common,
-        '%s-tcp-h%d.rtt' % (tag, RTTWIN_TCP_HOST))], outdir, cfg)
+        '%s-tcp-h%d.rtt' % (tag, RTTWIN_TCP_HOST))], outdir, cfg,
+        measured=False)
     time.sleep(RTTWIN_TCP_LEAD)
     return tcp
 
