@@ -10,8 +10,10 @@ its folded stacks (<tag>.folded), from which the analysis draws
 import json
 import os
 import re
-import signal
+import shutil
 import subprocess
+import tempfile
+import time
 
 from . import flame
 from .common import log
@@ -163,7 +165,8 @@ class Watch:
         if getattr(cfg, 'profile', False) and not _active and \
                 isinstance(runner, NetnsRunner):
             self.perf = start_perf(outdir, self.tag, cfg.profile_freq)
-            _active.append(self)
+            if self.perf is not None:
+                _active.append(self)
 
     def finish(self, results):
         """After the phase: the counters' figures (logged and written)
@@ -196,35 +199,64 @@ def perf_env():
         subprocess.run(['sysctl', '-qw', '%s=%s' % (k, v)], check=False)
 
 
-def start_perf(outdir, tag, freq):
-    """`perf record -a -g` into OUTDIR/TAG-perf.data, in the background."""
+# perf's workload: says it runs (perf starts it once its events are set
+# up), then waits until a line comes through the fifo.
+WORKLOAD = 'touch "$1"; read -r _ < "$2"'
+
+
+def start_perf(outdir, tag, freq, ready_timeout=300):
+    """`perf record -a -g` into OUTDIR/TAG-perf.data, in the background,
+    once it samples. In the VM perf record takes seconds to set up (with
+    no workload it samples only from then on), and stopped by SIGINT or
+    SIGTERM it kept a handful of samples; so it runs a workload that tells
+    when it starts and ends when told (stop_perf)."""
     perf_env()
     data = os.path.join(outdir, tag + '-perf.data')
+    tmp = tempfile.mkdtemp(prefix='cpvt-perf.')
+    ready, fifo = os.path.join(tmp, 'ready'), os.path.join(tmp, 'stop')
+    os.mkfifo(fifo)
     logf = open(os.path.join(outdir, tag + '-perf.log'), 'w')
+    t0 = time.time()
     try:
         p = subprocess.Popen([PERF, 'record', '-N', '-a', '-g', '-F',
-                              str(freq), '-o', data], stdout=logf,
-                             stderr=subprocess.STDOUT,
+                              str(freq), '-o', data, '--', 'sh', '-c',
+                              WORKLOAD, 'sh', ready, fifo],
+                             stdout=logf, stderr=subprocess.STDOUT,
                              stdin=subprocess.DEVNULL)
     except OSError as e:
         log('  profile: cannot run %s: %s (scripts/setup.sh installs '
             'linux-perf)' % (PERF, e))
         logf.close()
         return None
-    log('  profile: perf record -a -g -F %s -> %s' % (freq, data))
-    return p, logf
+    while not os.path.exists(ready) and p.poll() is None and \
+            time.time() - t0 < ready_timeout:
+        time.sleep(0.1)
+    log('  profile: perf record -a -g -F %s -> %s (sampling after %.1f s)'
+        % (freq, data, time.time() - t0))
+    return p, logf, fifo
 
 
 def stop_perf(perf):
-    p, logf = perf
-    if p.poll() is None:
-        p.send_signal(signal.SIGINT)
+    """End perf's workload (a line through its fifo) and so perf."""
+    p, logf, fifo = perf
+    t0 = time.time()
+    while p.poll() is None and time.time() - t0 < 30:
+        try:
+            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:
+            # No reader yet (ENXIO): the workload is about to open it.
+            time.sleep(0.1)
+            continue
+        os.write(fd, b'stop\n')
+        os.close(fd)
+        break
     try:
         p.wait(120)
     except subprocess.TimeoutExpired:
         p.kill()
         p.wait()
     logf.close()
+    shutil.rmtree(os.path.dirname(fifo), ignore_errors=True)
 
 
 REPORT_ARGS = ['--stdio', '--sort', 'sym', '-g', 'none',
