@@ -253,6 +253,41 @@ class CountersTest(unittest.TestCase):
                                         'baseline'))
 
 
+# A stand-in for perf: runs the workload after "--" a moment later (as
+# perf does once set up), then says how it ended.
+FAKE_PERF = """#!/bin/sh
+while [ "$1" != "--" ]; do shift; done
+shift
+sleep 0.3
+"$@"
+echo "workload ended: $?"
+"""
+
+
+class PerfStopTest(unittest.TestCase):
+    """start_perf waits for the workload; stop_perf ends it by the fifo."""
+
+    def test_start_stop(self):
+        with tempfile.TemporaryDirectory() as d:
+            fake = os.path.join(d, 'perf')
+            with open(fake, 'w') as f:
+                f.write(FAKE_PERF)
+            os.chmod(fake, 0o755)
+            with unittest.mock.patch.object(profile, 'PERF', fake), \
+                    unittest.mock.patch.object(profile, 'perf_env',
+                                               lambda: None), \
+                    contextlib.redirect_stdout(io.StringIO()) as out:
+                perf = profile.start_perf(d, 'homa-x', 99)
+                # Sampling: the workload runs and waits.
+                self.assertIsNone(perf[0].poll())
+                self.assertIn('sampling after', out.getvalue())
+                profile.stop_perf(perf)
+            self.assertEqual(perf[0].returncode, 0)
+            self.assertFalse(os.path.exists(perf[2]))
+            with open(os.path.join(d, 'homa-x-perf.log')) as f:
+                self.assertEqual(f.read(), 'workload ended: 0\n')
+
+
 class WatchedTest(unittest.TestCase):
     """What the analysis makes of a profiled run's files."""
 
