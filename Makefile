@@ -15,6 +15,9 @@
 #   make rtt        small-RPC round trip, Homa vs TCP, in the VM (a figure)
 #   make bench      Homa vs TCP vs DCTCP on the emulated datacenter, with
 #                   tables and plots (util/README-bench.md; BENCH_ARGS=...)
+#   make profile    cp_vs_tcp --mode throughput --profile: perf record in
+#                   the VM, per protocol a report and a flame graph SVG
+#                   (util/README-bench.md "Profiling"; PROFILE_ARGS=...)
 #   make deb        the Debian package homa-dkms in build/deb (DKMS)
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -29,7 +32,7 @@ KERNELS := $(TOP)/scripts/kernels.sh
 K = $(or $(KVER),default)
 
 .PHONY: all modules setup check unit fuzz vmtest vmtest-debug test \
-	test-kernels demo rtt bench deb clean print-kdir
+	test-kernels demo rtt bench profile deb clean print-kdir
 
 all: modules
 
@@ -76,6 +79,11 @@ rtt: modules
 bench: modules
 	$(MAKE) -C $(TOP)/util
 	$(TOP)/util/cp_vs_tcp $(BENCH_ARGS)
+
+PROFILE_ARGS ?= --mode throughput
+profile: modules
+	$(MAKE) -C $(TOP)/util
+	$(TOP)/util/cp_vs_tcp --profile $(PROFILE_ARGS)
 
 deb:
 	@$(TOP)/scripts/make_deb.sh

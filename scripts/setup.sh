@@ -7,7 +7,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 tools="$top/.tools"
 stamp="$tools/setup.stamp"
-version=8	# bump when the lists below change
+version=8	# bump when the chroot or the tools change (apt_pkgs: below)
 # The newest Debian kernel (trixie-backports) wants trixie's gcc-14: it and
 # its headers live in this trixie chroot; scripts/kernels.sh builds there.
 chroot_dir=/var/lib/homa-kernels/trixie
@@ -22,6 +22,7 @@ apt_pkgs=(
 	python3-venv python3-pip python3-matplotlib python3-numpy
 	mandoc groff-base xz-utils codespell universal-ctags
 	tshark tcpdump debootstrap clang libclang-rt-14-dev
+	linux-perf
 )
 
 # link_kernels: the chroot's kernels boot in the VM like the host's: their
@@ -55,9 +56,12 @@ kernels_ready() {
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$version" ] &&
    [ -x "$tools/venv/bin/vng" ] && [ -f "$tools/scripts/checkpatch.pl" ] &&
    kernels_ready; then
-	missing=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' \
-		"${apt_pkgs[@]}" 2>/dev/null | grep -vc '^ii ' || true)
-	if [ "$missing" = "0" ]; then
+	# Every package of apt_pkgs installed: a package added to the list
+	# (never installed here, so dpkg-query prints no line for it) makes
+	# the count short and the full setup run again.
+	installed=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' \
+		"${apt_pkgs[@]}" 2>/dev/null | grep -c '^ii ' || true)
+	if [ "$installed" -ge "${#apt_pkgs[@]}" ]; then
 		exit 0
 	fi
 fi

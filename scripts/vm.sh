@@ -20,6 +20,9 @@
 #                 built for): /boot/vmlinuz-$KVER
 #   VM_KERNEL     a kernel image to boot instead (e.g. a debug kernel)
 #   VM_MEMORY     the VM's memory (default 2G)
+#   VM_APPEND     extra kernel command-line options (words, e.g.
+#                 "clocksource=tsc tsc=reliable": the TSC instead of the
+#                 emulated HPET as the guest's clock; util/README-bench.md)
 #   HOMA_VM_LOCK  the lock that keeps one VM at a time on this machine
 #                 (default /tmp/homa-vm.lock); a second launcher waits
 #
@@ -86,6 +89,9 @@ if ! flock -n 9; then
 	flock 9
 fi
 echo "vm: booting $kernel under emulation (about 30 s)" >&2
+for opt in ${VM_APPEND:-}; do
+	vng_args+=(--append "$opt")
+done
 cmd=(vng --run "$kernel" --disable-kvm --memory "${VM_MEMORY:-2G}"
 	--cpus 2 "${vng_args[@]}" -- "$@")
 if [ "$timeout" != 0 ]; then

@@ -1136,12 +1136,14 @@ void print_summary(const Options &o, const StatsList &stats, double secs,
 	printf("summary: rpcs=%" PRIu64 " errors=%" PRIu64 " seconds=%.1f "
 	       "kops=%.2f gbps_out=%.3f gbps_in=%.3f offered_gbps=%.3f "
 	       "p50_us=%" PRIu64 " p99_us=%" PRIu64
-	       " cpu_user_s=%.2f cpu_sys_s=%.2f\n",
+	       " cpu_user_s=%.2f cpu_sys_s=%.2f bytes_out=%" PRIu64
+	       " bytes_in=%" PRIu64 "\n",
 	       rpcs, errors, secs, rpcs / secs / 1e3, bout * 8 / secs / 1e9,
 	       bin * 8 / secs / 1e9, o.unloaded > 0 ? 0.0 : o.gbps,
 	       p[0] / 1000, p[1] / 1000,
 	       cpu_seconds(ru1.ru_utime) - cpu_seconds(ru0.ru_utime),
-	       cpu_seconds(ru1.ru_stime) - cpu_seconds(ru0.ru_stime));
+	       cpu_seconds(ru1.ru_stime) - cpu_seconds(ru0.ru_stime), bout,
+	       bin);
 	fflush(stdout);
 }
 

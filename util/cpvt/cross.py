@@ -80,7 +80,8 @@ def start_tcp(runner, cfg, outdir, tag, phase, seconds, extra,
         ['--workload', str(TCP_BYTES), '--one-way',
          '--seconds', str(seconds + lead + 120),
          '--seed', str(TCP_HOST)] + extra,
-        '%s-tcp-h%d.rtt' % (tag, TCP_HOST))], outdir, cfg)
+        '%s-tcp-h%d.rtt' % (tag, TCP_HOST))], outdir, cfg,
+        measured=False)
     time.sleep(lead)
     return tcp
 

@@ -8,6 +8,7 @@ import subprocess
 import threading
 import time
 
+from . import profile
 from .common import PROTOCOLS, log
 from .parse import parse_status, parse_summary, read_rtts
 from .runner import NetnsRunner
@@ -76,13 +77,21 @@ def run_clients(runner, proto, phase, jobs, outdir, cfg, timeout):
                                               outdir, cfg), outdir, timeout)
 
 
-def start_clients(runner, proto, phase, jobs, outdir, cfg):
+class Clients(list):
+    """The handles of start_clients, and the watch of their phase."""
+    watch = None
+
+
+def start_clients(runner, proto, phase, jobs, outdir, cfg, measured=True):
     """Start one client per (host, servers, extra args, output name[,
     protocol]) in JOBS (the protocol is PROTO unless the job names its
     own: clients of several protocols may run at the same time); the
-    handles for wait_clients."""
+    handles for wait_clients. A MEASURED phase (not a background flow) is
+    watched (profile.py): counters per MB, --profile."""
     progs = {}
-    procs = []
+    procs = Clients()
+    if measured:
+        procs.watch = profile.begin(runner, cfg, outdir, proto, phase)
     for j, job in enumerate(jobs):
         host, servers, extra, name = job[:4]
         jproto = job[4] if len(job) > 4 else proto
@@ -133,6 +142,8 @@ def wait_clients(runner, procs, outdir, timeout, stop=False):
                         'summary': parse_summary(summ) if summ else None,
                         'unloaded': [line for line in p.lines
                                      if line.startswith('unloaded:')]})
+    if getattr(procs, 'watch', None) is not None:
+        procs.watch.finish(results)
     return results
 
 

@@ -96,6 +96,13 @@ def add_client_options(ap):
     ap.add_argument('--progress-every', type=int, default=5)
     ap.add_argument('--verbose', action='store_true',
                     help='print every cp_node status line')
+    ap.add_argument('--profile', action='store_true',
+                    help='perf record -a -g in the VM during each measured '
+                    'run: per protocol a report and a flame graph (see '
+                    '"Profiling" in util/README-bench.md)')
+    ap.add_argument('--profile-freq', type=int, default=499,
+                    help='--profile: samples per second per CPU (default '
+                    '499)')
 
 
 def add_where_options(ap):
@@ -167,5 +174,9 @@ def parse_args(argv):
     if not 1 <= cfg.request_bytes <= 1000000 or \
             not 1 <= cfg.response_bytes <= 1000000:
         ap.error('--request-bytes and --response-bytes: 1..1000000')
+    if cfg.profile and cfg.hosts_file:
+        ap.error('--profile runs perf in the VM: not with --hosts-file')
+    if not 1 <= cfg.profile_freq <= 10000:
+        ap.error('--profile-freq: 1..10000')
     MODES[cfg.mode].finish(cfg, ap.error)
     return cfg

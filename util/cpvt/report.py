@@ -3,12 +3,15 @@
 raw.json and the clients' files, the kernel splats of the run, written to
 summary.json and printed."""
 
+import glob
 import json
 import os
 import subprocess
 
+from . import flame
 from .common import VM_SH
 from .modes import MODES
+from .profile import per_mb_line
 
 
 def kernel_splats(path):
@@ -43,14 +46,52 @@ def analyze(outdir):
     if os.path.exists(dm):
         splats = kernel_splats(dm)
     report['kernel_splats'] = splats[:50]
+    extra = watched(outdir, report)
     with open(os.path.join(outdir, 'summary.json'), 'w') as f:
         json.dump(report, f, indent=1, default=str)
     print()
-    for line in report['table']:
+    for line in report['table'] + extra:
         print(line)
     if splats:
         print('KERNEL LOG: %d splat line(s) in %s, first: %s'
               % (len(splats), dm, splats[0]))
     print('results: %s (summary.json%s)' % (
-        outdir, ''.join(', ' + os.path.basename(p) for p in report['plots'])))
+        outdir, ''.join(', ' + os.path.basename(p) for p in
+                        report['plots'] + report['flame_graphs'])))
     return report
+
+
+def top_entries(path, n=8):
+    """The first N entries of the --no-children section of a
+    <tag>-perf-report.txt."""
+    with open(path) as f:
+        text = f.read()
+    sect = text.split('--no-children', 1)[-1].splitlines()[1:]
+    return [x for x in sect if x.strip()][:n]
+
+
+def watched(outdir, report):
+    """What profile.py left in OUTDIR: the per-MB figures of each phase
+    (report['per_mb']) and, with --profile, a flame graph SVG per folded
+    profile (drawn here, report['flame_graphs']) and its top entries; the
+    lines to print."""
+    lines, report['per_mb'], report['flame_graphs'] = [], {}, []
+    for path in sorted(glob.glob(os.path.join(outdir, '*-counters.json'))):
+        with open(path) as f:
+            c = json.load(f)
+        report['per_mb'][c['tag']] = c['per_mb']
+        lines.append(per_mb_line(c['tag'], c['per_mb'], c['goodput_bytes']))
+    for path in sorted(glob.glob(os.path.join(outdir, '*.folded'))):
+        tag = os.path.basename(path)[:-len('.folded')]
+        with open(path) as f:
+            counts = flame.parse_folded(f.read())
+        out = os.path.join(outdir, tag + '-flame.svg')
+        with open(out, 'w') as f:
+            f.write(flame.svg(counts, 'perf record -a -g: %s (%s)' % (
+                tag, os.path.basename(outdir))))
+        report['flame_graphs'].append(out)
+        rep = os.path.join(outdir, tag + '-perf-report.txt')
+        if os.path.exists(rep):
+            lines += ['profile %s, top entries (self):' % tag] + \
+                top_entries(rep)
+    return lines
