@@ -3,7 +3,9 @@
  * Outgoing messages: cutting a message into DATA packets, sending them as
  * grants and the pacer allow, and sending ranges again. A message's
  * packets are kept until the RPC ends so that any range can be sent again;
- * what goes on the wire is always a copy (homa_xmit.c puts it there). The
+ * what goes on the wire is always a copy (homa_xmit.c puts it there), of
+ * the headers only: message bytes beyond a few hundred sit in page
+ * fragments that the copies share. The
  * pacer feeds back into this file through homa_msgout_next() and
  * homa_xmit_data_next(); this file asks it through homa_pacer_admit() and
  * homa_pacer_unsched_window(). The sendmsg system call above this is
