@@ -188,6 +188,20 @@ class HomaSysctlTest(unittest.TestCase):
         a = testbed.testbed_args(cfg, 'homa-noincast')
         self.assertEqual(a[-2:], ['--homa', 'incast_threshold=0'])
 
+    def test_ad_hoc_variant(self):
+        cfg = options.parse_args(['--mode', 'throughput', '--protocols',
+                                  'homa:pacer_enable=0:max_gso_size=20000'])
+        name = cfg.protocols[0]
+        self.assertEqual(testbed.homa_sysctls(cfg, name),
+                         ['max_gso_size=20000', 'pacer_enable=0'])
+        # Plain Homa of the same run gets the old values back.
+        self.assertEqual(testbed.homa_sysctls(cfg, 'homa',
+                                              {'pacer_enable': '1'}),
+                         ['pacer_enable=1'])
+        assert_rejected(self, ['--mode', 'throughput', '--protocols'],
+                        [['homa:'], ['homa:pacer_enable'], ['homa:=1'],
+                         ['homa:a=1/b']])
+
     def test_hosts_runner_sets_and_restores(self):
         class Rec(HostsRunner):
             def __init__(self, hosts):

@@ -39,6 +39,24 @@ VARIANT_SYSCTLS = {
                  'auto_cutoffs': '0', 'incast_threshold': '0'},
 }
 
+
+
+def add_variant(name):
+    """Register an ad-hoc Homa variant named 'homa:NAME=VALUE[:...]',
+    whose runs set those net.homa values; ValueError if NAME is
+    malformed."""
+    settings = {}
+    for kv in name.split(':')[1:]:
+        key, sep, value = kv.partition('=')
+        if not sep or not key or not value or '/' in kv:
+            raise ValueError('a variant is homa:NAME=VALUE[:NAME=VALUE...]')
+        settings[key] = value
+    if not settings:
+        raise ValueError('a variant is homa:NAME=VALUE[:NAME=VALUE...]')
+    PROTOCOLS[name] = ('homa', None)
+    VARIANT_SYSCTLS[name] = settings
+
+
 # cp_node's first TCP server port.
 CP_NODE_TCP_PORT = 5000
 

@@ -5,7 +5,7 @@ mode (modes.MODES[...].DEFAULTS over DEFAULTS) and their checks."""
 import argparse
 import os
 
-from .common import CP_NODE, PROTOCOLS, TOP
+from .common import CP_NODE, PROTOCOLS, TOP, add_variant
 from .modes import MODES
 
 # Defaults that depend on the mode (None in the parser): these, unless the
@@ -41,7 +41,9 @@ def add_run_options(ap):
                     'rtt_congestion_react=1),homa-react-all (=3),'
                     'homa-gso64 (max_gso_size=65536),homa-off (Homa with pacer, '
                     'RTT windows and resends, adaptive unscheduled bytes, '
-                    'auto cutoffs and incast control off) (default '
+                    'auto cutoffs and incast control off), or '
+                    'homa:NAME=VALUE[:NAME=VALUE...] (Homa with those '
+                    'net.homa settings) (default '
                     'homa,tcp,dctcp; '
                     'homa,tcp for throughput and loss; '
                     'homa,homa-noincast,tcp for incast; homa,homa-nortt '
@@ -141,6 +143,11 @@ def convert(cfg, error):
     """The comma lists as lists; the protocols known."""
     cfg.protocols = [p for p in cfg.protocols.split(',') if p]
     for p in cfg.protocols:
+        if p.startswith('homa:'):
+            try:
+                add_variant(p)
+            except ValueError as e:
+                error('%s: %s' % (p, e))
         if p not in PROTOCOLS:
             error('unknown protocol %s' % p)
     cfg.rates = [float(r) for r in cfg.rates.split(',') if r]
