@@ -62,6 +62,7 @@ const struct homa_param homa_params[] = {
 	HOMA_PARAM(dead_buffs_limit, 5000, 1, 10000000),
 	HOMA_PARAM(wmem_max, 100000000, 10000, HOMA_INT_MAX),
 	HOMA_PARAM(rmem_max, 100000000, 10000, HOMA_INT_MAX),
+	HOMA_PARAM(copy_batch, 32768, 0, HOMA_MAX_MESSAGE_LENGTH),
 	HOMA_PARAM(peer_idle_secs, 60, 1, 86400),
 	HOMA_PARAM(dedup_ms, 2000, 0, 600000),
 	HOMA_PARAM(peer_rpc_limit, 5000, 0, 1000000),

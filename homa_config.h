@@ -105,6 +105,13 @@ struct homa_config {
 	 */
 	int rmem_max;
 
+	/**
+	 * @copy_batch: bytes of an incomplete message that make a waiting
+	 * recvmsg copy them into the message's buffers before the rest
+	 * arrives; 0 copies only complete messages.
+	 */
+	int copy_batch;
+
 	/** @peer_idle_secs: idle time after which an unused peer is freed. */
 	int peer_idle_secs;
 

@@ -509,6 +509,18 @@ struct homa_msgin {
 	struct sk_buff_head packets;
 
 	/**
+	 * @queued: message bytes in @packets (a recvmsg that waits copies
+	 * them early once they reach copy_batch).
+	 */
+	u32 queued;
+
+	/**
+	 * @copy_err: the first error of an early copy (homa_recvmsg.c),
+	 * which recvmsg returns with the message; 0 if none.
+	 */
+	int copy_err;
+
+	/**
 	 * @granted: the sender may send every byte below this. While the
 	 * message is on the grant list, written under homa_grant.lock
 	 * (WRITE_ONCE) and read with READ_ONCE elsewhere.
@@ -572,7 +584,13 @@ struct homa_rpc {
 	/** @ready: on the socket's ready list. */
 	bool ready;
 
-	/** @copying: recvmsg is copying its message with the lock dropped. */
+	/**
+	 * @copying: recvmsg is copying packets of its message with the
+	 * lock dropped: the whole message once it is ready, or a batch of
+	 * it before (homa_msgin_copy_offer()). The RPC is not freed, its
+	 * buffers not released and it is not made ready meanwhile; the
+	 * copying thread does what was held back when it is done.
+	 */
 	bool copying;
 
 	/**
@@ -614,6 +632,12 @@ struct homa_rpc {
 
 	/** @ready_links: link in homa_sock.ready_rpcs. */
 	struct list_head ready_links;
+
+	/**
+	 * @copy_links: link in homa_sock.copy_rpcs while the incoming
+	 * message has a batch of packets to copy early (empty otherwise).
+	 */
+	struct list_head copy_links;
 
 	/** @msgout: the message this side sends. */
 	struct homa_msgout msgout;
@@ -725,6 +749,13 @@ struct homa_sock {
 
 	/** @ready_rpcs: RPCs whose incoming message (or error) is ready. */
 	struct list_head ready_rpcs;
+
+	/**
+	 * @copy_rpcs: RPCs whose incomplete incoming message has at least
+	 * copy_batch bytes of packets for a waiting recvmsg to copy into
+	 * its buffers, oldest first.
+	 */
+	struct list_head copy_rpcs;
 
 	/** @client_rpcs: client RPCs by id. */
 	DECLARE_HASHTABLE(client_rpcs, HOMA_RPCTAB_BITS);

@@ -68,6 +68,56 @@ void homa_msgin_advance(struct homa_rpc *rpc)
 }
 
 /**
+ * homa_msgin_copy_offer() - Offer an incomplete message's packets to a
+ * thread waiting in recvmsg once they make a batch (copy_batch), so that
+ * it copies them into the message's buffers while the rest arrives; the
+ * message is then returned soon after its last packet lands, and each
+ * wakeup buys a batch of copying, not a packet's.
+ * @rpc: the RPC; the caller holds its socket's lock.
+ */
+void homa_msgin_copy_offer(struct homa_rpc *rpc)
+{
+	struct homa_msgin *in = &rpc->msgin;
+	struct homa_sock *hsk = rpc->hsk;
+
+	lockdep_assert_held(&hsk->lock);
+	if (rpc->copying || rpc->ready || rpc->state != RPC_INCOMING ||
+	    !in->num_bpages || !list_empty(&rpc->copy_links))
+		return;
+	if (!homa_pool_copy_due(in->queued, in->gaps.bytes_remaining,
+				homa_cfg(hsk->hnet, copy_batch)))
+		return;
+	list_add_tail(&rpc->copy_links, &hsk->copy_rpcs);
+	WRITE_ONCE(hsk->ready_gen, hsk->ready_gen + 1);
+	hsk->inet.sk.sk_data_ready(&hsk->inet.sk);
+}
+
+/**
+ * homa_msgin_copied() - recvmsg has copied a batch of an incomplete
+ * message (homa_msgin_copy_offer()) with the lock dropped: do what waited
+ * for it. An RPC that ended meanwhile is freed with its buffers; one that
+ * failed, or whose message is complete now, goes to recvmsg; one with
+ * another batch waiting is offered again.
+ * @rpc: the RPC, whose @copying the caller has just cleared; the caller
+ *       holds its socket's lock.
+ */
+void homa_msgin_copied(struct homa_rpc *rpc)
+{
+	lockdep_assert_held(&rpc->hsk->lock);
+	if (rpc->state == RPC_DEAD) {
+		homa_msgin_release(rpc);
+		homa_rpc_free(rpc);
+	} else if (rpc->error) {
+		homa_rpc_ready(rpc);
+	} else if (homa_gaps_complete(&rpc->msgin.gaps)) {
+		homa_msgin_uncharge(rpc);
+		homa_rpc_ready(rpc);
+	} else {
+		homa_msgin_copy_offer(rpc);
+	}
+}
+
+/**
  * homa_msgin_retry() - Messages that waited for buffers get them, shortest
  * first (within their peers' shares), after the socket got its pool or
  * bpages came back.
@@ -282,9 +332,11 @@ static void homa_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 		homa_skb_cb(skb)->offset = pkt->data.offset;
 		homa_skb_cb(skb)->length = pkt->data.length;
 		__skb_queue_tail(&in->packets, skb);
+		in->queued += pkt->data.length;
 		homa_metric_inc(hnet, HOMA_M_skbs_live);
 	}
 	homa_msgin_advance(rpc);
+	homa_msgin_copy_offer(rpc);
 	return;
 
 malformed:

@@ -15,6 +15,8 @@ int homa_err_handler_v4(struct sk_buff *skb, u32 info);
 int homa_err_handler_v6(struct sk_buff *skb, struct inet6_skb_parm *opt,
 			u8 type, u8 code, int offset, __be32 info);
 void homa_msgin_advance(struct homa_rpc *rpc);
+void homa_msgin_copy_offer(struct homa_rpc *rpc);
+void homa_msgin_copied(struct homa_rpc *rpc);
 void homa_msgin_start(struct homa_rpc *rpc, const struct homa_pkt *pkt);
 void homa_msgin_retry(struct homa_sock *hsk);
 bool homa_resend_missing(struct homa_rpc *rpc);

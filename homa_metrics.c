@@ -146,6 +146,10 @@ static const struct {
 	HOMA_METRIC(drop_rmem, "DATA dropped: socket holds rmem_max bytes"),
 	HOMA_METRIC(pool_peer_waits,
 		    "messages that waited: their peer held peer_pool_pct"),
+	HOMA_METRIC(copy_early_batches,
+		    "batches of incomplete messages copied by recvmsg"),
+	HOMA_METRIC(copy_early_bytes,
+		    "bytes copied in those batches before the message ended"),
 };
 
 #undef HOMA_METRIC

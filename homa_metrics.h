@@ -122,6 +122,9 @@
  *	received packets.
  * @HOMA_M_pool_peer_waits: messages that waited for buffer space because
  *	their peer's incomplete messages held peer_pool_pct of the pool.
+ * @HOMA_M_copy_early_batches: batches of an incomplete message's packets
+ *	that a waiting recvmsg copied into its buffers (copy_batch).
+ * @HOMA_M_copy_early_bytes: message bytes those batches copied.
  * @HOMA_NUM_METRICS: the number of metrics.
  */
 enum homa_metric {
@@ -217,6 +220,8 @@ enum homa_metric {
 	HOMA_M_peers_evicted,
 	HOMA_M_drop_rmem,
 	HOMA_M_pool_peer_waits,
+	HOMA_M_copy_early_batches,
+	HOMA_M_copy_early_bytes,
 	HOMA_NUM_METRICS
 };
 

@@ -47,6 +47,7 @@ static int homa_sk_init(struct sock *sk)
 	INIT_LIST_HEAD(&hsk->active_rpcs);
 	hsk->rx_owed = 0;
 	INIT_LIST_HEAD(&hsk->ready_rpcs);
+	INIT_LIST_HEAD(&hsk->copy_rpcs);
 	hsk->buf_waiters = RB_ROOT;
 	INIT_LIST_HEAD(&hsk->dead_rpcs);
 	skb_queue_head_init(&hsk->dead_skbs);

@@ -221,6 +221,24 @@ bool homa_pool_share_ok(u32 num_bpages, int pct, u32 held, u32 length)
 }
 
 /**
+ * homa_pool_copy_due() - Should a waiting recvmsg copy an incomplete
+ * message's packets into its bpages now, before the rest arrives?
+ * @queued: message bytes received and not yet copied.
+ * @remaining: message bytes not yet received.
+ * @batch: the copy_batch setting (0: copy complete messages only).
+ *
+ * A complete message (@remaining 0) is copied whole by the recvmsg that
+ * takes it; an incomplete one once a batch is there, so that a wakeup and
+ * a lock round trip buy many packets' worth of copying.
+ *
+ * Return: true if the packets should be copied now.
+ */
+bool homa_pool_copy_due(u32 queued, u32 remaining, u32 batch)
+{
+	return batch && remaining && queued >= batch;
+}
+
+/**
  * homa_pool_check_region() - Validate the arguments of SO_HOMA_RCVBUF.
  * @start: user address of the region.
  * @length: bytes in the region.

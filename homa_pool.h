@@ -89,6 +89,7 @@ int homa_pool_release(struct homa_pool_state *p, u32 offset);
 u64 homa_pool_avail_bytes(const struct homa_pool_state *p);
 u32 homa_pool_bpages_needed(u32 length);
 bool homa_pool_share_ok(u32 num_bpages, int pct, u32 held, u32 length);
+bool homa_pool_copy_due(u32 queued, u32 remaining, u32 batch);
 int homa_pool_check_region(u64 start, u64 length, u64 page_size,
 			   u32 *num_bpages);
 

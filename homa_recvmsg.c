@@ -49,41 +49,6 @@ static struct homa_rpc *homa_take_ready(struct homa_sock *hsk, u64 id,
 	return rpc;
 }
 
-/* Sleep until ready_gen moves past @gen; returns what is left of @timeo. */
-static long homa_wait_gen(struct homa_sock *hsk, u32 gen, long timeo)
-{
-	return wait_event_interruptible_timeout(*sk_sleep(&hsk->inet.sk),
-		READ_ONCE(hsk->ready_gen) != gen, timeo);
-}
-
-/* Wait until a ready RPC can be taken; returns it or an ERR_PTR. */
-static struct homa_rpc *homa_wait_ready(struct homa_sock *hsk, u64 id,
-					bool nonblocking)
-{
-	long timeo = nonblocking ? 0 : MAX_SCHEDULE_TIMEOUT;
-	struct homa_rpc *rpc;
-	int err = 0;
-	u32 gen;
-
-	for (;;) {
-		spin_lock_bh(&hsk->lock);
-		rpc = hsk->shutdown ? NULL : homa_take_ready(hsk, id, &err);
-		if (hsk->shutdown)
-			err = -ESHUTDOWN;
-		gen = hsk->ready_gen;
-		spin_unlock_bh(&hsk->lock);
-		if (rpc || err)
-			return rpc ? rpc : ERR_PTR(err);
-		if (!timeo)
-			return ERR_PTR(-EAGAIN);
-		if (signal_pending(current))
-			return ERR_PTR(sock_intr_errno(timeo));
-		timeo = homa_wait_gen(hsk, gen, timeo);
-		if (timeo < 0)
-			return ERR_PTR(timeo);
-	}
-}
-
 /* Copy one packet's bytes to their place in the pool. */
 static int homa_copy_skb(struct homa_pool *pool, struct homa_rpc *rpc,
 			 struct sk_buff *skb)
@@ -135,6 +100,106 @@ static int homa_copy_msg(struct homa_sock *hsk, struct homa_rpc *rpc,
 		homa_metric_add(hsk->hnet, HOMA_M_skbs_live, -1);
 	}
 	return err;
+}
+
+/*
+ * The RPC whose early packets (homa_msgin_copy_offer()) this recvmsg may
+ * copy: for @id 0 the first one any recvmsg may take, else the private
+ * RPC @id if it has a batch. Lock held.
+ */
+static struct homa_rpc *homa_copy_candidate(struct homa_sock *hsk, u64 id)
+{
+	struct homa_rpc *rpc;
+
+	lockdep_assert_held(&hsk->lock);
+	if (id) {
+		rpc = homa_rpc_find_client(hsk, id);
+		if (rpc && rpc->private && !list_empty(&rpc->copy_links))
+			return rpc;
+		return NULL;
+	}
+	list_for_each_entry(rpc, &hsk->copy_rpcs, copy_links)
+		if (!rpc->private)
+			return rpc;
+	return NULL;
+}
+
+/*
+ * While this recvmsg waits, copy a batch of an incomplete message into its
+ * buffers (copy_batch). Returns true if it copied one (the caller looks
+ * for a ready RPC again before it sleeps).
+ */
+static bool homa_copy_early(struct homa_sock *hsk, u64 id)
+{
+	struct sk_buff_head packets;
+	struct homa_rpc *rpc;
+	u32 bytes;
+	bool copy;
+	int err;
+
+	__skb_queue_head_init(&packets);
+	spin_lock_bh(&hsk->lock);
+	rpc = hsk->shutdown ? NULL : homa_copy_candidate(hsk, id);
+	if (!rpc) {
+		spin_unlock_bh(&hsk->lock);
+		return false;
+	}
+	list_del_init(&rpc->copy_links);
+	skb_queue_splice_init(&rpc->msgin.packets, &packets);
+	bytes = rpc->msgin.queued;
+	rpc->msgin.queued = 0;
+	copy = !rpc->msgin.copy_err;
+	rpc->copying = true;
+	spin_unlock_bh(&hsk->lock);
+
+	err = homa_copy_msg(hsk, rpc, &packets, copy);
+	homa_metric_inc(hsk->hnet, HOMA_M_copy_early_batches);
+	homa_metric_add(hsk->hnet, HOMA_M_copy_early_bytes, bytes);
+
+	spin_lock_bh(&hsk->lock);
+	rpc->copying = false;
+	if (err && !rpc->msgin.copy_err)
+		rpc->msgin.copy_err = err;
+	homa_msgin_copied(rpc);
+	spin_unlock_bh(&hsk->lock);
+	return true;
+}
+
+/* Sleep until ready_gen moves past @gen; returns what is left of @timeo. */
+static long homa_wait_gen(struct homa_sock *hsk, u32 gen, long timeo)
+{
+	return wait_event_interruptible_timeout(*sk_sleep(&hsk->inet.sk),
+		READ_ONCE(hsk->ready_gen) != gen, timeo);
+}
+
+/* Wait until a ready RPC can be taken; returns it or an ERR_PTR. */
+static struct homa_rpc *homa_wait_ready(struct homa_sock *hsk, u64 id,
+					bool nonblocking)
+{
+	long timeo = nonblocking ? 0 : MAX_SCHEDULE_TIMEOUT;
+	struct homa_rpc *rpc;
+	int err = 0;
+	u32 gen;
+
+	for (;;) {
+		spin_lock_bh(&hsk->lock);
+		rpc = hsk->shutdown ? NULL : homa_take_ready(hsk, id, &err);
+		if (hsk->shutdown)
+			err = -ESHUTDOWN;
+		gen = hsk->ready_gen;
+		spin_unlock_bh(&hsk->lock);
+		if (rpc || err)
+			return rpc ? rpc : ERR_PTR(err);
+		if (!timeo)
+			return ERR_PTR(-EAGAIN);
+		if (homa_copy_early(hsk, id))
+			continue;
+		if (signal_pending(current))
+			return ERR_PTR(sock_intr_errno(timeo));
+		timeo = homa_wait_gen(hsk, gen, timeo);
+		if (timeo < 0)
+			return ERR_PTR(timeo);
+	}
 }
 
 static void homa_fill_addr(struct homa_rpc *rpc, struct msghdr *msg,
@@ -279,10 +344,14 @@ int homa_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags,
 	 * An RPC that failed (perhaps while it waited for buffer space) has
 	 * no message to copy: its packets are only freed.
 	 */
-	copy = !rpc->error && rpc->msgin.num_bpages;
+	copy = !rpc->error && rpc->msgin.num_bpages && !rpc->msgin.copy_err;
+	err = rpc->msgin.copy_err;
 	spin_unlock_bh(&hsk->lock);
 	homa_fill_addr(rpc, msg, addr_len);
-	err = homa_copy_msg(hsk, rpc, &packets, copy);
+	if (!err)
+		err = homa_copy_msg(hsk, rpc, &packets, copy);
+	else
+		homa_copy_msg(hsk, rpc, &packets, false);
 	result = homa_finish_recv(hsk, rpc, err, &args);
 	if (copy_to_user(uargs, &args, sizeof(args)))
 		return -EFAULT;

@@ -31,6 +31,7 @@ static struct homa_rpc *homa_rpc_alloc(struct homa_sock *hsk,
 	skb_queue_head_init(&rpc->msgout.packets);
 	homa_msgin_init(&rpc->msgin);
 	INIT_LIST_HEAD(&rpc->ready_links);
+	INIT_LIST_HEAD(&rpc->copy_links);
 	homa_grant_rpc_init(&rpc->grant);
 	homa_probe_init(&rpc->probe);
 	INIT_LIST_HEAD(&rpc->pacer_links);
@@ -180,9 +181,13 @@ void homa_rpc_ready(struct homa_rpc *rpc)
 	struct sock *sk = &rpc->hsk->inet.sk;
 
 	lockdep_assert_held(&rpc->hsk->lock);
+	/* Whatever is left of it, the recvmsg that takes it copies. */
+	list_del_init(&rpc->copy_links);
 	/*
 	 * A message recvmsg is copying out has been handed over already: a
 	 * duplicate packet arriving meanwhile must not hand it over again.
+	 * One copied early in batches is handed over when the batch is done
+	 * (homa_msgin_copied()).
 	 */
 	if (rpc->ready || rpc->copying || rpc->state == RPC_DEAD)
 		return;
@@ -233,6 +238,9 @@ void homa_msgin_reset(struct homa_rpc *rpc)
 	lockdep_assert_held(&rpc->hsk->lock);
 	homa_grant_remove(rpc);
 	skb_queue_splice_tail_init(&rpc->msgin.packets, &rpc->hsk->dead_skbs);
+	rpc->msgin.queued = 0;
+	rpc->msgin.copy_err = 0;
+	list_del_init(&rpc->copy_links);
 	/*
 	 * recvmsg may be writing into the buffers with the lock dropped:
 	 * they stay the RPC's until it is done (homa_finish_recv()), or

@@ -728,6 +728,24 @@ TEST(homa_pool, homa_pool_bpages_needed__lengths)
 		EXPECT_EQ(homa_pool_bpages_needed(c.len), c.want) << c.len;
 }
 
+/* ---- homa_pool_copy_due -------------------------------------------------- */
+
+TEST(homa_pool, homa_pool_copy_due__cases)
+{
+	/* A batch of an incomplete message: copy it early. */
+	EXPECT_TRUE(homa_pool_copy_due(32768, 1, 32768));
+	EXPECT_TRUE(homa_pool_copy_due(50000, 400000, 32768));
+	/* Less than a batch: wait for more. */
+	EXPECT_FALSE(homa_pool_copy_due(32767, 400000, 32768));
+	EXPECT_FALSE(homa_pool_copy_due(0, 400000, 32768));
+	/* A complete message goes whole to the recvmsg that takes it. */
+	EXPECT_FALSE(homa_pool_copy_due(500000, 0, 32768));
+	/* copy_batch 0: never early. */
+	EXPECT_FALSE(homa_pool_copy_due(500000, 1, 0));
+	/* A batch of one byte: any packet. */
+	EXPECT_TRUE(homa_pool_copy_due(1, 1, 1));
+}
+
 /* ---- homa_pool_share_ok ------------------------------------------------- */
 
 TEST(homa_pool, homa_pool_share_ok__cases)

@@ -646,6 +646,48 @@ static void cmd_client(const char *host, int port, int count, int size,
 	       rtt[count / 2], rtt[count * 99 / 100]);
 }
 
+/*
+ * pclient ADDR PORT COUNT SIZE: @count private echo RPCs of @size bytes,
+ * one at a time, each received by a recvmsg that names its id (so a
+ * private RPC's response is the one copied while it arrives); check every
+ * response byte for byte.
+ */
+static void cmd_pclient(const char *host, int port, int count, int size)
+{
+	union sockaddr_homa to, from;
+	int fd = homa_socket(parse_addr(host, port, &to)), i, j, len;
+	char *region = setup_pool(fd), *buf = malloc(size + 256);
+	char *got = malloc(size);
+	struct homa_recvmsg_args ra;
+	struct homa_sendmsg_args sa;
+
+	for (i = 0; i < size + 256; i++)
+		buf[i] = (char)(i * 13 + i / 253);
+	memset(&ra, 0, sizeof(ra));
+	for (i = 0; i < count; i++) {
+		memset(&sa, 0, sizeof(sa));
+		sa.flags = HOMA_SENDMSG_PRIVATE;
+		if (do_send(fd, &to, buf + i % 256, size, &sa) < 0) {
+			fail("private sendmsg %d: %s", i, strerror(errno));
+			exit(1);
+		}
+		ra.id = sa.id;
+		len = do_recv(fd, &ra, &from, 0);
+		if (len != size || ra.id != sa.id) {
+			fail("private RPC %d: length %d (%s), id %llu", i, len,
+			     len < 0 ? strerror(errno) : "",
+			     (unsigned long long)ra.id);
+			exit(1);
+		}
+		gather(region, &ra, len, got);
+		for (j = 0; j < len && got[j] == buf[i % 256 + j]; j++)
+			;
+		if (j < len)
+			fail("private RPC %d: byte %d differs", i, j);
+	}
+	printf("private rpcs %d size %d\n", count, size);
+}
+
 /* The byte at @i of the messages that send and sink exchange. */
 static char sink_byte(int i)
 {
@@ -1525,6 +1567,7 @@ static void print_usage(void)
 	       "       expect_timeout ADDR PORT | expect_unreach ADDR PORT |\n"
 	       "       expect_noport ADDR PORT |\n"
 	       "       client ADDR PORT COUNT SIZE WINDOW |\n"
+	       "       pclient ADDR PORT COUNT SIZE |\n"
 	       "       timeline ADDR PORT MS SIZE |\n"
 	       "       tcp_server PORT | tcp_client ADDR PORT COUNT SIZE |\n"
 	       "       wmem ADDR PORT | replay PORT ID | unknown_ready PORT |\n"
@@ -1606,6 +1649,9 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[1], "timeline") && argc == 6)
 		cmd_timeline(argv[2], atoi(argv[3]), atoi(argv[4]),
 			     atoi(argv[5]));
+	else if (!strcmp(argv[1], "pclient") && argc == 6)
+		cmd_pclient(argv[2], atoi(argv[3]), atoi(argv[4]),
+			    atoi(argv[5]));
 	else if (!strcmp(argv[1], "client") && argc == 7)
 		cmd_client(argv[2], atoi(argv[3]), atoi(argv[4]),
 			   atoi(argv[5]), atoi(argv[6]));
