@@ -39,11 +39,15 @@ void homa_timer_stop(struct homa_net *hnet);
 
 /* homa_outgoing.c: outgoing messages */
 u32 homa_payload_max(struct homa_net *hnet, struct homa_peer *peer);
-int homa_msgout_fill(struct homa_sock *hsk, struct homa_peer *peer,
+void homa_msgout_shape(struct homa_sock *hsk, struct homa_peer *peer,
+		       struct homa_msgout_shape *shape);
+int homa_msgout_fill(struct homa_sock *hsk,
+		     const struct homa_msgout_shape *shape,
 		     struct sk_buff_head *out, struct iov_iter *iter,
-		     u32 length);
+		     u32 offset, u32 length);
 void homa_msgout_attach(struct homa_rpc *rpc, struct sk_buff_head *packets,
 			u32 length);
+void homa_msgout_append(struct homa_rpc *rpc, struct sk_buff_head *packets);
 void homa_xmit_data(struct homa_rpc *rpc);
 bool homa_msgout_peek(struct homa_rpc *rpc, struct homa_msgout_peek *pk);
 void homa_xmit_data_next(struct homa_rpc *rpc);

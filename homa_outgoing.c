@@ -51,45 +51,37 @@ u32 homa_payload_max(struct homa_net *hnet, struct homa_peer *peer)
  */
 #define HOMA_LINEAR_PAYLOAD_MAX 512
 
-/* Largest page order tried for payload fragments (32 KB pages). */
-#define HOMA_FRAG_ORDER 3
-
 /*
  * Append @n bytes of @iter to @skb (which has only its header in the
- * linear area) as page fragments. Returns 0, -ENOMEM or -EFAULT.
+ * linear area) as page fragments, carved one after the other from the
+ * task's page fragment (32 KB compound pages, as TCP's sendmsg uses them):
+ * consecutive packets share pages, so no byte of a page is allocated (and
+ * zeroed, with init_on_alloc) but to be filled. Returns 0, -ENOMEM or
+ * -EFAULT.
  */
-static int homa_fill_frags(struct sk_buff *skb, struct iov_iter *iter, u32 n)
+static int homa_fill_frags(struct sock *sk, struct sk_buff *skb,
+			   struct iov_iter *iter, u32 n)
 {
-	int order = HOMA_FRAG_ORDER;
+	struct page_frag *pfrag = sk_page_frag(sk);
 
 	while (n > 0) {
 		int i = skb_shinfo(skb)->nr_frags;
-		struct page *page;
 		u32 len;
 
-		if (i >= MAX_SKB_FRAGS)
+		if (i >= MAX_SKB_FRAGS ||
+		    !skb_page_frag_refill(32U, pfrag, sk->sk_allocation))
 			return -ENOMEM;
-		/* Smaller pages when the rest is small or large ones fail. */
-		while (order > 0 && (PAGE_SIZE << (order - 1)) >= n)
-			order--;
-		page = NULL;
-		if (order > 0)
-			page = alloc_pages(GFP_KERNEL | __GFP_COMP |
-					   __GFP_NOWARN | __GFP_NORETRY, order);
-		if (!page) {
-			order = 0;
-			page = alloc_page(GFP_KERNEL);
-			if (!page)
-				return -ENOMEM;
-		}
-		len = min_t(u32, n, PAGE_SIZE << order);
-		skb_fill_page_desc(skb, i, page, 0, len);
+		len = min_t(u32, n, pfrag->size - pfrag->offset);
+		/* Kernel pages are mapped: one copy per fragment. */
+		if (copy_from_iter(page_address(pfrag->page) + pfrag->offset,
+				   len, iter) != len)
+			return -EFAULT;
+		skb_fill_page_desc(skb, i, pfrag->page, pfrag->offset, len);
+		get_page(pfrag->page);
+		pfrag->offset += len;
 		skb->len += len;
 		skb->data_len += len;
-		skb->truesize += PAGE_SIZE << order;
-		/* Kernel pages are mapped: one copy over the whole page. */
-		if (copy_from_iter(page_address(page), len, iter) != len)
-			return -EFAULT;
+		skb->truesize += len;
 		n -= len;
 	}
 	return 0;
@@ -100,7 +92,8 @@ static int homa_fill_frags(struct sk_buff *skb, struct iov_iter *iter, u32 n)
  * room in the linear area, the bytes after it or in page fragments.
  * Returns the packet or an ERR_PTR (-ENOMEM, -EFAULT).
  */
-static struct sk_buff *homa_msgout_pkt(struct iov_iter *iter, u32 n)
+static struct sk_buff *homa_msgout_pkt(struct sock *sk, struct iov_iter *iter,
+				       u32 n)
 {
 	bool linear = n <= HOMA_LINEAR_PAYLOAD_MAX;
 	struct sk_buff *skb;
@@ -116,7 +109,7 @@ static struct sk_buff *homa_msgout_pkt(struct iov_iter *iter, u32 n)
 		if (copy_from_iter(skb_put(skb, n), n, iter) == n)
 			return skb;
 	} else {
-		err = homa_fill_frags(skb, iter, n);
+		err = homa_fill_frags(sk, skb, iter, n);
 		if (!err)
 			return skb;
 	}
@@ -125,43 +118,65 @@ static struct sk_buff *homa_msgout_pkt(struct iov_iter *iter, u32 n)
 }
 
 /**
- * homa_msgout_fill() - Copy a message from user space into DATA packets
- * sized for the route to its destination.
+ * homa_msgout_shape() - How a message to a peer is cut into stored DATA
+ * packets: the segment size for the route's MTU, and the message bytes of
+ * each stored packet (as many whole segments as homa_pace_pkt_max()
+ * allows: max_gso_size, within what the link sends in max_nic_queue_ns).
+ * @hsk: the sending socket.
+ * @peer: the destination.
+ * @shape: filled in; the same for every part of one message.
+ */
+void homa_msgout_shape(struct homa_sock *hsk, struct homa_peer *peer,
+		       struct homa_msgout_shape *shape)
+{
+	u32 mss = homa_payload_max(hsk->hnet, peer);
+	struct homa_pace_params p;
+	u32 gso;
+
+	homa_pace_params_read(hsk->hnet, &p);
+	gso = homa_pace_pkt_max(&p, homa_cfg(hsk->hnet, max_gso_size));
+
+	shape->mss = mss;
+	shape->chunk = mss;
+	if (gso > sizeof(struct homa_data_hdr) + mss)
+		shape->chunk = (gso - sizeof(struct homa_data_hdr)) / mss * mss;
+	shape->ipv6 = !ipv6_addr_v4mapped(&peer->addr);
+}
+
+/**
+ * homa_msgout_fill() - Copy part of a message from user space into DATA
+ * packets sized for the route to its destination.
  * @hsk: the sending socket; the packets are charged to its transmit
  *       memory until they are freed.
- * @peer: the destination.
+ * @shape: from homa_msgout_shape().
  * @out: an uninitialised list that receives the packets (not yet visible
  *       to anyone else).
- * @iter: the message.
- * @length: bytes in the message (validated by the caller).
+ * @iter: the message, at the byte @offset.
+ * @offset: the message offset of the first byte, a multiple of
+ *          @shape->chunk.
+ * @length: bytes to copy (validated by the caller).
  *
- * Headers are written later by homa_msgout_attach(), which needs the RPC.
- * Message bytes beyond a few hundred go into page fragments, so that a
- * transmission copies only the headers. No lock may be held: the copy
- * may fault.
+ * Headers are written later by homa_msgout_attach() or
+ * homa_msgout_append(), which need the RPC. Message bytes beyond a few
+ * hundred go into page fragments, so that a transmission copies only the
+ * headers. No lock may be held: the copy may fault.
  *
  * Return: 0, -ENOMEM, or -EFAULT (the list is empty then).
  */
-int homa_msgout_fill(struct homa_sock *hsk, struct homa_peer *peer,
+int homa_msgout_fill(struct homa_sock *hsk,
+		     const struct homa_msgout_shape *shape,
 		     struct sk_buff_head *out, struct iov_iter *iter,
-		     u32 length)
+		     u32 offset, u32 length)
 {
-	u32 gso = homa_cfg(hsk->hnet, max_gso_size);
-	u32 mss = homa_payload_max(hsk->hnet, peer);
-	bool ipv6 = !ipv6_addr_v4mapped(&peer->addr);
 	struct sock *sk = &hsk->inet.sk;
-	u32 offset, n, chunk;
+	u32 end = offset + length, n;
 
-	/* Each stored packet carries as many whole segments as fit in gso. */
-	chunk = mss;
-	if (gso > sizeof(struct homa_data_hdr) + mss)
-		chunk = (gso - sizeof(struct homa_data_hdr)) / mss * mss;
 	skb_queue_head_init(out);
-	for (offset = 0; offset < length; offset += n) {
+	for (; offset < end; offset += n) {
 		struct sk_buff *skb;
 
-		n = min(chunk, length - offset);
-		skb = homa_msgout_pkt(iter, n);
+		n = min(shape->chunk, end - offset);
+		skb = homa_msgout_pkt(sk, iter, n);
 		if (IS_ERR(skb)) {
 			skb_queue_purge(out);
 			return PTR_ERR(skb);
@@ -169,17 +184,54 @@ int homa_msgout_fill(struct homa_sock *hsk, struct homa_peer *peer,
 		/* Kept until the RPC ends: counts against wmem_max. */
 		skb_set_owner_w(skb, sk);
 		homa_skb_cb(skb)->offset = offset;
-		homa_gso_prepare(skb, mss, ipv6);
+		homa_gso_prepare(skb, shape->mss, shape->ipv6);
 		__skb_queue_tail(out, skb);
 	}
 	return 0;
 }
 
 /**
- * homa_msgout_attach() - Give an RPC the packets of its outgoing message
- * and write their headers.
+ * homa_msgout_append() - Give an RPC more packets of its outgoing message
+ * (homa_msgout_fill() of the part after those it has), write their headers
+ * and queue them after the others; if every packet before them has been
+ * sent, they are the next to send. The caller then calls homa_xmit_data().
  * @rpc: the RPC; the caller holds its socket's lock.
  * @packets: packets from homa_msgout_fill(); emptied.
+ */
+void homa_msgout_append(struct homa_rpc *rpc, struct sk_buff_head *packets)
+{
+	struct sk_buff *skb, *first = skb_peek(packets);
+	struct homa_msgout *out = &rpc->msgout;
+	struct homa_pkt pkt = { .type = DATA };
+
+	lockdep_assert_held(&rpc->hsk->lock);
+	if (!first)
+		return;
+	pkt.sport = rpc->hsk->port;
+	pkt.dport = rpc->dport;
+	pkt.sender_id = rpc->id;
+	pkt.data.message_length = out->length;
+	pkt.data.flags = out->flags;
+	pkt.data.cutoff_version = READ_ONCE(rpc->peer->cutoff_version);
+	homa_metric_add(rpc->hsk->hnet, HOMA_M_skbs_live,
+			skb_queue_len(packets));
+	skb_queue_walk(packets, skb) {
+		pkt.data.offset = homa_skb_cb(skb)->offset;
+		pkt.data.incoming = out->granted;
+		homa_wire_build(skb->data, sizeof(struct homa_data_hdr), &pkt);
+	}
+	skb_queue_splice_tail_init(packets, &out->packets);
+	if (!out->next_xmit &&
+	    out->next_xmit_offset == homa_skb_cb(first)->offset)
+		out->next_xmit = first;
+}
+
+/**
+ * homa_msgout_attach() - Give an RPC its outgoing message and the packets
+ * of its first part, and write their headers; homa_msgout_append() adds
+ * the others.
+ * @rpc: the RPC; the caller holds its socket's lock.
+ * @packets: packets from homa_msgout_fill(), from offset 0; emptied.
  * @length: the message's length.
  */
 void homa_msgout_attach(struct homa_rpc *rpc, struct sk_buff_head *packets,
@@ -187,10 +239,8 @@ void homa_msgout_attach(struct homa_rpc *rpc, struct sk_buff_head *packets,
 {
 	struct homa_net *hnet = rpc->hsk->hnet;
 	struct homa_msgout *out = &rpc->msgout;
-	struct homa_pkt pkt = { .type = DATA };
 	u32 incast_max = homa_cfg(hnet, incast_unsched_bytes);
 	u32 share = homa_peer_unsched_share(rpc->peer);
-	struct sk_buff *skb;
 	u32 cut;
 
 	lockdep_assert_held(&rpc->hsk->lock);
@@ -210,24 +260,27 @@ void homa_msgout_attach(struct homa_rpc *rpc, struct sk_buff_head *packets,
 	out->priority = 0;
 	out->unsched_prio = homa_cutoffs_unsched_prio(rpc->hsk->hnet,
 						      rpc->peer, length);
-	out->birth = ktime_get_ns();
+	out->birth = homa_clock_ns();
 	out->track = homa_txtrack_new();
-	pkt.sport = rpc->hsk->port;
-	pkt.dport = rpc->dport;
-	pkt.sender_id = rpc->id;
-	pkt.data.message_length = length;
-	pkt.data.flags = out->flags;
-	pkt.data.cutoff_version = READ_ONCE(rpc->peer->cutoff_version);
-	homa_metric_add(rpc->hsk->hnet, HOMA_M_skbs_live,
-			skb_queue_len(packets));
-	skb_queue_splice_tail_init(packets, &out->packets);
-	skb_queue_walk(&out->packets, skb) {
-		pkt.data.offset = homa_skb_cb(skb)->offset;
-		pkt.data.incoming = out->granted;
-		homa_wire_build(skb->data, sizeof(struct homa_data_hdr), &pkt);
-	}
-	out->next_xmit = skb_peek(&out->packets);
+	out->next_xmit = NULL;
 	out->next_xmit_offset = 0;
+	homa_msgout_append(rpc, packets);
+}
+
+/*
+ * What goes on the wire for stored packet @skb: a clone, which shares
+ * everything with it, when no earlier transmission of it is still alive;
+ * else a copy of its headers (pskb_copy(), sharing the page fragments).
+ * The headers written before each transmission are in the data a clone
+ * shares, so only one clone may be out at a time (as TCP's transmissions
+ * go); an earlier one may still sit in a queue, or in a receiver on this
+ * host that keeps DATA packets until recvmsg copies them.
+ */
+static struct sk_buff *homa_xmit_data_copy(struct sk_buff *skb)
+{
+	if (skb_cloned(skb))
+		return pskb_copy(skb, GFP_ATOMIC);
+	return skb_clone(skb, GFP_ATOMIC);
 }
 
 /* Send a copy of one stored DATA packet. */
@@ -240,7 +293,7 @@ static void homa_xmit_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 	struct sk_buff *copy;
 	int prio;
 
-	copy = pskb_copy(skb, GFP_ATOMIC);
+	copy = homa_xmit_data_copy(skb);
 	if (!copy) {
 		homa_metric_inc(rpc->hsk->hnet, HOMA_M_tx_no_memory);
 		return;

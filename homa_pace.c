@@ -248,3 +248,30 @@ u32 homa_pace_pkt_bytes(u32 payload, u32 segs, u32 hdr_bytes)
 		(u64)(segs - 1) * HOMA_PACE_ETH_OVERHEAD;
 	return bytes > 0xffffffffULL ? 0xffffffffU : (u32)bytes;
 }
+
+/**
+ * homa_pace_pkt_max() - Most message bytes one stored DATA packet (one GSO
+ * packet) may carry: what the link sends in max_nic_queue_ns, at least
+ * HOMA_PACE_PKT_FLOOR, at most @max_gso.
+ * @p: the pacer's parameters (link_mbps, max_nic_queue_ns).
+ * @max_gso: the max_gso_size setting.
+ *
+ * The pacer lets the NIC queue reach max_nic_queue_ns before one more
+ * packet joins it. Packets no longer than that bound keep the queue within
+ * twice the bound, so a message that turns up waits at most that long
+ * behind others; and a packet sent while the previous one is still on the
+ * wire goes at once rather than through the pacer thread. Larger packets
+ * cost less CPU per byte (64 KB, what TCP hands a device, on a 25 Gbit/s
+ * link with a 25 us bound); on a link too slow for even the floor within
+ * the bound, one packet at a time is in the queue, as with any bound.
+ *
+ * Return: the bytes (the caller rounds them down to whole segments).
+ */
+u32 homa_pace_pkt_max(const struct homa_pace_params *p, u32 max_gso)
+{
+	u64 link = (u64)p->max_nic_queue_ns * p->link_mbps / 8000;
+
+	if (link < HOMA_PACE_PKT_FLOOR)
+		link = HOMA_PACE_PKT_FLOOR;
+	return link < max_gso ? (u32)link : max_gso;
+}

@@ -21,6 +21,13 @@
 /* Shortest IP packet an Ethernet frame carries (64-byte minimum frame). */
 #define HOMA_PACE_MIN_IP_BYTES 46
 
+/*
+ * Message bytes a stored DATA packet may always carry, however slow the
+ * link (homa_pace_pkt_max()): on a slow link a packet outlasts any short
+ * queue bound anyway, and fewer, larger packets cost less CPU per byte.
+ */
+#define HOMA_PACE_PKT_FLOOR 10000
+
 /* A suggested throttle_min_bytes: shorter messages skip the pacer. */
 #define HOMA_PACE_DEFAULT_THROTTLE_MIN 1000
 
@@ -104,5 +111,6 @@ int homa_pace_pick(const struct homa_pace_state *s,
 void homa_pace_charge(struct homa_pace_state *s,
 		      const struct homa_pace_params *p, u32 bytes, int fifo);
 u32 homa_pace_pkt_bytes(u32 payload, u32 segs, u32 hdr_bytes);
+u32 homa_pace_pkt_max(const struct homa_pace_params *p, u32 max_gso);
 
 #endif /* _HOMA_PACE_H */

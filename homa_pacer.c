@@ -137,7 +137,7 @@ bool homa_pacer_admit(struct homa_rpc *rpc, const struct homa_msgout_peek *pk)
 	homa_pace_params_read(hnet, &p);
 	bytes = homa_xmit_pkt_bytes(rpc, skb);
 	spin_lock(&pacer->lock);
-	now = ktime_get_ns();
+	now = homa_clock_ns();
 	throttled = !list_empty(&pacer->srpt);
 	if (!homa_pacer_enabled(hnet))
 		homa_pace_sent(&pacer->state, &p, now, bytes);
@@ -262,7 +262,7 @@ static u64 homa_pacer_step(struct homa_net *hnet)
 	homa_pace_params_read(hnet, &p);
 	local_bh_disable();
 	spin_lock(&pacer->lock);
-	now = ktime_get_ns();
+	now = homa_clock_ns();
 	if (homa_pacer_enabled(hnet))
 		wait = homa_pace_wait_ns(&pacer->state, &p, now);
 	if (!wait)
@@ -398,7 +398,7 @@ int homa_pacer_net_init(struct homa_net *hnet)
 	struct homa_pacer *pacer = &hnet->pacer;
 
 	spin_lock_init(&pacer->lock);
-	homa_pace_init(&pacer->state, ktime_get_ns());
+	homa_pace_init(&pacer->state, homa_clock_ns());
 	INIT_LIST_HEAD(&pacer->srpt);
 	INIT_LIST_HEAD(&pacer->fifo);
 	pacer->queue_max = 0;

@@ -49,14 +49,108 @@ static void homa_incast_mark(struct homa_sock *hsk, struct homa_rpc *rpc)
 	}
 }
 
-/* Send a new request; returns its id through @args. */
+/*
+ * The server RPC a reply is for: the one with @id from the client at
+ * @addr and @port, in @state (RPC_IN_SERVICE: it awaits its response;
+ * RPC_OUTGOING: its response is being sent); lock held. Clients on
+ * different hosts, or on different ports of one host, may use the same id,
+ * so the id alone names no RPC.
+ */
+static struct homa_rpc *homa_reply_rpc(struct homa_sock *hsk,
+				       const struct in6_addr *addr, u16 port,
+				       u64 id, enum homa_rpc_state state)
+{
+	struct homa_rpc *rpc;
+
+	lockdep_assert_held(&hsk->lock);
+	hash_for_each_possible(hsk->server_rpcs, rpc, hash_node,
+			       homa_server_rpc_key(hsk, port, id))
+		if (rpc->id == id && rpc->state == state &&
+		    rpc->dport == port &&
+		    ipv6_addr_equal(&rpc->peer->addr, addr))
+			return rpc;
+	return NULL;
+}
+
+/* Stored packets copied per step once a message's first one is out. */
+#define HOMA_SEND_STEP_PKTS 4
+
+/**
+ * struct homa_send_key - names the RPC whose message a sendmsg copies, so
+ * that it can be found again after each step (it may end while the lock
+ * is dropped).
+ */
+struct homa_send_key {
+	/** @addr: the peer's address (replies only). */
+	struct in6_addr addr;
+
+	/** @port: the client's port (replies only). */
+	u16 port;
+
+	/** @id: the RPC's id on this host. */
+	u64 id;
+};
+
+/* The RPC @key names, if it still sends its message; lock held. */
+static struct homa_rpc *homa_send_rpc(struct homa_sock *hsk,
+				      const struct homa_send_key *key)
+{
+	if (homa_is_client(key->id))
+		return homa_rpc_find_client(hsk, key->id);
+	return homa_reply_rpc(hsk, &key->addr, key->port, key->id,
+			      RPC_OUTGOING);
+}
+
+/*
+ * Copy the rest of a message, from @offset on, a few packets at a time,
+ * and hand each part to its RPC (which sends what it may), so that the
+ * first bytes travel while the rest is copied. Returns 0 (also when the
+ * RPC ended meanwhile: nothing is left to send), or the error of a copy
+ * (the RPC is ended then: its message cannot be completed).
+ */
+static int homa_send_rest(struct homa_sock *hsk,
+			  const struct homa_msgout_shape *shape,
+			  struct iov_iter *iter, u32 offset, u32 length,
+			  const struct homa_send_key *key)
+{
+	struct sk_buff_head packets;
+	struct homa_rpc *rpc;
+	int err = 0;
+	u32 n;
+
+	for (; offset < length && !err; offset += n) {
+		n = min(length - offset, shape->chunk * HOMA_SEND_STEP_PKTS);
+		err = homa_msgout_fill(hsk, shape, &packets, iter, offset, n);
+		spin_lock_bh(&hsk->lock);
+		rpc = homa_send_rpc(hsk, key);
+		if (rpc && err) {
+			homa_rpc_end(rpc);
+		} else if (rpc) {
+			homa_msgout_append(rpc, &packets);
+			homa_xmit_data(rpc);
+		}
+		spin_unlock_bh(&hsk->lock);
+		skb_queue_purge(&packets);
+		if (!rpc)
+			break;
+	}
+	return err;
+}
+
+/*
+ * Send a new request; returns its id through @args. The RPC exists once
+ * the first packet is copied, and that packet leaves while the rest is.
+ */
 static int homa_send_request(struct homa_sock *hsk, struct msghdr *msg,
 			     size_t len, struct homa_sendmsg_args *args)
 {
+	struct homa_send_key key = { .id = 0 };
+	struct homa_msgout_shape shape;
 	struct sk_buff_head packets;
 	struct homa_peer *peer;
 	struct in6_addr addr;
 	struct homa_rpc *rpc;
+	u32 first;
 	u16 port;
 	int err;
 
@@ -74,7 +168,9 @@ static int homa_send_request(struct homa_sock *hsk, struct msghdr *msg,
 				       PTR_ERR(peer) == -ENOSPC ?
 				       "sendmsg: peer table full (max_peers)" :
 				       "sendmsg: no route to the destination");
-	err = homa_msgout_fill(hsk, peer, &packets, &msg->msg_iter, len);
+	homa_msgout_shape(hsk, peer, &shape);
+	first = min_t(u32, len, shape.chunk);
+	err = homa_msgout_fill(hsk, &shape, &packets, &msg->msg_iter, 0, first);
 	if (err) {
 		homa_peer_put(peer);
 		return err;
@@ -92,6 +188,7 @@ static int homa_send_request(struct homa_sock *hsk, struct msghdr *msg,
 	rpc->completion_cookie = args->completion_cookie;
 	rpc->private = args->flags & HOMA_SENDMSG_PRIVATE;
 	args->id = rpc->id;
+	key.id = rpc->id;
 	homa_incast_mark(hsk, rpc);
 	homa_msgout_attach(rpc, &packets, len);
 	homa_xmit_data(rpc);
@@ -99,43 +196,28 @@ out:
 	spin_unlock_bh(&hsk->lock);
 	homa_peer_put(peer);
 	skb_queue_purge(&packets);
+	if (!err)
+		err = homa_send_rest(hsk, &shape, &msg->msg_iter, first, len,
+				     &key);
 	return err;
 }
 
 /*
- * The server RPC a reply is for: the one with @id from the client at
- * @addr and @port that awaits its response; lock held. Clients on
- * different hosts, or on different ports of one host, may use the same id,
- * so the id alone names no RPC.
+ * Send the response of server RPC @id to the client msg_name names; as
+ * with a request, its first packet leaves while the rest is copied.
  */
-static struct homa_rpc *homa_reply_rpc(struct homa_sock *hsk,
-				       const struct in6_addr *addr, u16 port,
-				       u64 id)
-{
-	struct homa_rpc *rpc;
-
-	lockdep_assert_held(&hsk->lock);
-	hash_for_each_possible(hsk->server_rpcs, rpc, hash_node,
-			       homa_server_rpc_key(hsk, port, id))
-		if (rpc->id == id && rpc->state == RPC_IN_SERVICE &&
-		    rpc->dport == port &&
-		    ipv6_addr_equal(&rpc->peer->addr, addr))
-			return rpc;
-	return NULL;
-}
-
-/* Send the response of server RPC @id to the client msg_name names. */
 static int homa_send_reply(struct homa_sock *hsk, struct msghdr *msg,
 			   size_t len, u64 id)
 {
+	struct homa_send_key key = { .id = id };
+	struct homa_msgout_shape shape;
 	struct sk_buff_head packets;
 	struct homa_peer *peer;
-	struct in6_addr addr;
 	struct homa_rpc *rpc;
-	u16 port;
+	u32 first;
 	int err;
 
-	err = homa_sendmsg_addr(&hsk->inet.sk, msg, &addr, &port);
+	err = homa_sendmsg_addr(&hsk->inet.sk, msg, &key.addr, &key.port);
 	if (err == -EDESTADDRREQ)
 		return homa_sock_error(hsk, err,
 				       "sendmsg: a reply needs its client's address in msg_name");
@@ -143,7 +225,7 @@ static int homa_send_reply(struct homa_sock *hsk, struct msghdr *msg,
 		return homa_sock_error(hsk, err,
 				       "sendmsg: address family not the socket's");
 	spin_lock_bh(&hsk->lock);
-	rpc = homa_reply_rpc(hsk, &addr, port, id);
+	rpc = homa_reply_rpc(hsk, &key.addr, key.port, id, RPC_IN_SERVICE);
 	peer = rpc ? rpc->peer : NULL;
 	/* The RPC may end while the lock is dropped: hold its peer. */
 	if (peer)
@@ -152,13 +234,15 @@ static int homa_send_reply(struct homa_sock *hsk, struct msghdr *msg,
 	if (!peer)
 		return homa_sock_error(hsk, -EINVAL,
 				       "sendmsg: no RPC with that id from the client in msg_name awaits a reply");
-	err = homa_msgout_fill(hsk, peer, &packets, &msg->msg_iter, len);
+	homa_msgout_shape(hsk, peer, &shape);
 	homa_peer_put(peer);
+	first = min_t(u32, len, shape.chunk);
+	err = homa_msgout_fill(hsk, &shape, &packets, &msg->msg_iter, 0, first);
 	if (err)
 		return err;
 	spin_lock_bh(&hsk->lock);
 	/* The RPC may have ended while the lock was dropped. */
-	rpc = homa_reply_rpc(hsk, &addr, port, id);
+	rpc = homa_reply_rpc(hsk, &key.addr, key.port, id, RPC_IN_SERVICE);
 	if (rpc) {
 		rpc->state = RPC_OUTGOING;
 		homa_probe_replied(&rpc->probe);
@@ -169,6 +253,9 @@ static int homa_send_reply(struct homa_sock *hsk, struct msghdr *msg,
 	}
 	spin_unlock_bh(&hsk->lock);
 	skb_queue_purge(&packets);
+	if (!err)
+		err = homa_send_rest(hsk, &shape, &msg->msg_iter, first, len,
+				     &key);
 	return err;
 }
 

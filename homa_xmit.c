@@ -295,7 +295,7 @@ void homa_xmit_account(struct homa_net *hnet, u32 bytes)
 
 	homa_pace_params_read(hnet, &p);
 	spin_lock_bh(&pacer->lock);
-	now = ktime_get_ns();
+	now = homa_clock_ns();
 	homa_pace_sent(&pacer->state, &p, now, bytes);
 	spin_unlock_bh(&pacer->lock);
 }

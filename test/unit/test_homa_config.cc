@@ -55,8 +55,8 @@ const Expected kExpected[] = {
 	  { 0, 0, 0, 0, 1000000, 15000, 2800, 200 } },
 	SCALAR(cutoff_version, "cutoff_version", 1),
 	SCALAR(link_mbps, "link_mbps", 25000),
-	SCALAR(max_nic_queue_ns, "max_nic_queue_ns", 2000),
-	SCALAR(max_gso_size, "max_gso_size", 10000),
+	SCALAR(max_nic_queue_ns, "max_nic_queue_ns", 25000),
+	SCALAR(max_gso_size, "max_gso_size", 65536),
 	SCALAR(grant_fifo_fraction, "grant_fifo_fraction", 50),
 	SCALAR(grant_increment, "grant_increment", 10000),
 	SCALAR(pacer_fifo_fraction, "pacer_fifo_fraction", 50),
@@ -409,8 +409,8 @@ TEST(homa_config_init, spec_defaults)
 		EXPECT_EQ(cfg.unsched_cutoffs[i], cut[i]) << i;
 	EXPECT_EQ(cfg.cutoff_version, 1);
 	EXPECT_EQ(cfg.link_mbps, 25000);
-	EXPECT_EQ(cfg.max_nic_queue_ns, 2000);
-	EXPECT_EQ(cfg.max_gso_size, 10000);
+	EXPECT_EQ(cfg.max_nic_queue_ns, 25000);
+	EXPECT_EQ(cfg.max_gso_size, 65536);
 	EXPECT_EQ(cfg.grant_fifo_fraction, 50);
 	EXPECT_EQ(cfg.grant_increment, 10000);
 	EXPECT_EQ(cfg.pacer_fifo_fraction, 50);

@@ -585,4 +585,54 @@ TEST(homa_pace, homa_pace_pkt_bytes__matches_wire_time_of_segments)
 	}
 }
 
+/* ---- homa_pace_pkt_max --------------------------------------------------- */
+
+/* homa_pace_pkt_max() for a link of @mbps and a bound of @ns. */
+uint32_t pkt_max(uint32_t mbps, uint32_t ns, uint32_t gso)
+{
+	homa_pace_params p = params(mbps, ns);
+
+	return homa_pace_pkt_max(&p, gso);
+}
+
+TEST(homa_pace, homa_pace_pkt_max__values)
+{
+	/* 25 Gbit/s, 25 us: 78125 bytes on the wire, so max_gso_size rules. */
+	EXPECT_EQ(pkt_max(25000, 25000, 65536), 65536u);
+	/* 10 Gbit/s, 25 us: 31250 bytes. */
+	EXPECT_EQ(pkt_max(10000, 25000, 65536), 31250u);
+	/* 16 Mbit/s: 50 bytes in 25 us, so the floor. */
+	EXPECT_EQ(pkt_max(16, 25000, 65536), 10000u);
+	/* max_gso_size below the floor wins. */
+	EXPECT_EQ(pkt_max(16, 25000, 1000), 1000u);
+	/* Bound 0: the floor. Huge values do not overflow. */
+	EXPECT_EQ(pkt_max(25000, 0, 65536), 10000u);
+	EXPECT_EQ(pkt_max(10000000, 1000000000, 65536), 65536u);
+}
+
+TEST(homa_pace, homa_pace_pkt_max__random_vs_model)
+{
+	const uint64_t seed = unit::test_seed();
+	std::mt19937_64 rng(seed);
+
+	SCOPED_TRACE(unit::seed_msg(seed));
+	for (int i = 0; i < 20000; i++) {
+		homa_pace_params p = params(1 + rng() % 10000000,
+					    rng() % 1000000001);
+		uint32_t gso = 1000 + rng() % 64537;
+		/* The model: bytes = bits / 8, bits = ns * Mbit/s / 1000. */
+		double wire = (double)p.max_nic_queue_ns * p.link_mbps / 8000;
+		uint32_t b = homa_pace_pkt_max(&p, gso);
+
+		ASSERT_LE(b, gso);
+		ASSERT_GE(b, std::min<uint32_t>(gso, HOMA_PACE_PKT_FLOOR));
+		if (b > HOMA_PACE_PKT_FLOOR && b < gso) {
+			ASSERT_NEAR(b, wire, 1.0);
+		}
+		if (wire >= gso) {
+			ASSERT_EQ(b, gso);
+		}
+	}
+}
+
 } /* namespace */
