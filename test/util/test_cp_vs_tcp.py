@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.join(TOP, 'util'))
 
 from cpvt import (cli, cross, experiment, options,  # noqa: E402
                   parse, stats, table, testbed)
-from cpvt.modes import incast, latency, rttwin  # noqa: E402
+from cpvt.modes import incast, latency, rttwin, stream  # noqa: E402
 from cpvt.report import analyze  # noqa: E402
 from cpvt.runner import HostsRunner, parse_hosts_file  # noqa: E402
 
@@ -674,6 +674,22 @@ class MiscTest(unittest.TestCase):
         b = 'cpu  200 0 200 1400 0 0 0 0 0 0\n'
         self.assertAlmostEqual(parse.cpu_busy(a, b), 0.25)
         self.assertIsNone(parse.cpu_busy('', b))
+
+    def test_cpu_cores_and_per_gb(self):
+        stat = 'cpu  1 2 3\ncpu0 1 2 3\ncpu1 4 5 6\ncpufreq 1\nintr 5\n'
+        self.assertEqual(parse.cpu_cores(stat), 2)
+        self.assertIsNone(parse.cpu_cores(''))
+        # Half of 2 cores for 1 Gbit/s (0.125 GB/s): 8 s per GB.
+        self.assertAlmostEqual(stream.cpu_per_gb(
+            {'cpu_busy': [0.5], 'cpu_cores': [2]}, 1.0), 8.0)
+        # Two machines add up; anything unknown gives no figure.
+        self.assertAlmostEqual(stream.cpu_per_gb(
+            {'cpu_busy': [0.5, 0.25], 'cpu_cores': [2, 4]}, 2.0), 8.0)
+        self.assertIsNone(stream.cpu_per_gb({'cpu_busy': [None],
+                                             'cpu_cores': [2]}, 1.0))
+        self.assertIsNone(stream.cpu_per_gb({}, 1.0))
+        self.assertIsNone(stream.cpu_per_gb(
+            {'cpu_busy': [0.5], 'cpu_cores': [2]}, 0.0))
 
     def test_progress_two_clients_on_one_host(self):
         prog = experiment.Progress('homa x', 2, 5, False)

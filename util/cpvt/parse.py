@@ -217,6 +217,13 @@ def parse_filter_bytes(text):
     return out
 
 
+def cpu_cores(stat):
+    """The CPUs a /proc/stat text counts (its cpuN lines), or None."""
+    n = sum(1 for line in (stat or '').splitlines()
+            if line.startswith('cpu') and line[3:4].isdigit())
+    return n or None
+
+
 def cpu_busy(stat_before, stat_after):
     """Busy fraction of all CPUs between two /proc/stat texts."""
     def total(text):

@@ -6,7 +6,7 @@ run."""
 from ..experiment import (loaded_rtts, run_clients, snapshot,
                           start_servers, stop_servers)
 from ..common import log
-from ..parse import cpu_busy
+from ..parse import cpu_busy, cpu_cores
 from ..stats import percentile, sum_summaries
 
 DEFAULTS = {'hosts': 2, 'mbps': 0}
@@ -30,6 +30,7 @@ def run_stream(runner, proto, cfg, outdir, phase, size, extra_args):
             outdir, cfg, cfg.seconds + 120)
         stat1 = runner.cpu_stat()
         rec['cpu_busy'] = [cpu_busy(a, b) for a, b in zip(stat0, stat1)]
+        rec['cpu_cores'] = [cpu_cores(b) for b in stat1]
         snapshot(runner, proto + '-' + phase, outdir)
     finally:
         stop_servers(servers)
@@ -47,6 +48,16 @@ def link(cfg):
     return '%g Mbit/s' % cfg['mbps'] if cfg['mbps'] else 'unshaped'
 
 
+def cpu_per_gb(rec, gbps):
+    """CPU seconds the machines (every core: clients, servers, softirqs,
+    threads) spent per GB (10^9 bytes) of goodput, or None."""
+    pairs = list(zip(rec.get('cpu_busy') or [], rec.get('cpu_cores') or []))
+    if not pairs or any(b is None or n is None for b, n in pairs) or \
+            gbps <= 0:
+        return None
+    return sum(b * n for b, n in pairs) * 8 / gbps
+
+
 def figures(rec, outdir):
     """The figures of one protocol's run (summary.json), or None when its
     client printed no summary."""
@@ -62,6 +73,7 @@ def figures(rec, outdir):
     done, failed = tot['rpcs'], tot['errors']
     comp = done / float(done + failed) if done + failed else float('nan')
     return {'goodput_gbps': tot['gbps_out'], 'rpcs': done,
+            'cpu_s_per_gb': cpu_per_gb(rec, tot['gbps_out']),
             'errors': failed, 'completion': comp,
             'msgs_per_s': done / secs, 'p50_ms': p50, 'p99_ms': p99,
             'client_cpu_cores': cpu, 'summary': sums,
