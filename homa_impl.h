@@ -870,12 +870,6 @@ struct homa_skb_cb {
 };
 
 /**
- * homa_pace_params_read() - The pacer's view of a namespace's
- * configuration, for homa_pace.c's decisions.
- * @hnet: the namespace's Homa host.
- * @p: filled in.
- */
-/**
  * homa_clock_ns() - The clock of per-packet work (the pacer's NIC-queue
  * estimate, message ages): local_clock(), which reads the CPU's cycle
  * counter, where ktime_get_ns() reads the timekeeping clocksource, which
@@ -894,6 +888,12 @@ static inline u64 homa_clock_ns(void)
 	return local_clock();
 }
 
+/**
+ * homa_pace_params_read() - The pacer's view of a namespace's
+ * configuration, for homa_pace.c's decisions.
+ * @hnet: the namespace's Homa host.
+ * @p: filled in.
+ */
 static inline void homa_pace_params_read(struct homa_net *hnet,
 					 struct homa_pace_params *p)
 {
