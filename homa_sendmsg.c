@@ -72,8 +72,11 @@ static struct homa_rpc *homa_reply_rpc(struct homa_sock *hsk,
 	return NULL;
 }
 
-/* Stored packets copied per step once a message's first one is out. */
-#define HOMA_SEND_STEP_PKTS 4
+/*
+ * Message bytes copied per step once a message's first packet is out (in
+ * whole stored packets, at least one): a lock round trip per 64 KB.
+ */
+#define HOMA_SEND_STEP_BYTES 65536
 
 /**
  * struct homa_send_key - names the RPC whose message a sendmsg copies, so
@@ -102,24 +105,26 @@ static struct homa_rpc *homa_send_rpc(struct homa_sock *hsk,
 }
 
 /*
- * Copy the rest of a message, from @offset on, a few packets at a time,
- * and hand each part to its RPC (which sends what it may), so that the
- * first bytes travel while the rest is copied. Returns 0 (also when the
- * RPC ended meanwhile: nothing is left to send), or the error of a copy
- * (the RPC is ended then: its message cannot be completed).
+ * Copy the rest of a message, from @offset on, about HOMA_SEND_STEP_BYTES
+ * at a time, and hand each part to its RPC (which sends what it may), so
+ * that the first bytes travel while the rest is copied. Returns 0 (also
+ * when the RPC ended meanwhile: nothing is left to send), or the error of
+ * a copy (the RPC is ended then: its message cannot be completed).
  */
 static int homa_send_rest(struct homa_sock *hsk,
 			  const struct homa_msgout_shape *shape,
 			  struct iov_iter *iter, u32 offset, u32 length,
 			  const struct homa_send_key *key)
 {
+	u32 step = max_t(u32, HOMA_SEND_STEP_BYTES / shape->chunk, 1) *
+		   shape->chunk;
 	struct sk_buff_head packets;
 	struct homa_rpc *rpc;
 	int err = 0;
 	u32 n;
 
 	for (; offset < length && !err; offset += n) {
-		n = min(length - offset, shape->chunk * HOMA_SEND_STEP_PKTS);
+		n = min(length - offset, step);
 		err = homa_msgout_fill(hsk, shape, &packets, iter, offset, n);
 		spin_lock_bh(&hsk->lock);
 		rpc = homa_send_rpc(hsk, key);
