@@ -70,6 +70,7 @@ static void homa_cutoffs_work(struct work_struct *work)
 	spin_unlock_bh(&c->lock);
 	if (levels < 0)
 		goto out;
+	homa_prio_protect_top(cutoffs, hnet->config.num_priorities);
 	homa_metric_inc(hnet, HOMA_M_cutoffs_computed);
 	homa_cutoffs_set(hnet, cutoffs);
 out:

@@ -97,10 +97,12 @@ static void homa_grant_recount(struct homa_grant *g, struct homa_rpc *rpc)
 {
 	struct homa_grant_rpc *gr = &rpc->grant;
 	u32 granted = min(rpc->msgin.granted, gr->length);
+	/* As homa_srpt_outstanding() counts: not the unscheduled bytes. */
+	u32 floor = max(gr->received, rpc->msgin.unsched);
 
 	lockdep_assert_held(&g->lock);
 	g->owed -= gr->owed;
-	gr->owed = granted > gr->received ? granted - gr->received : 0;
+	gr->owed = granted > floor ? granted - floor : 0;
 	g->owed += gr->owed;
 }
 
@@ -163,6 +165,7 @@ static void homa_grant_cand(struct homa_srpt_cand *c, struct homa_rpc *rpc)
 	c->received = gr->received;
 	c->granted = rpc->msgin.granted;
 	c->remaining = homa_grant_remaining(gr);
+	c->unsched = rpc->msgin.unsched;
 	c->flags = 0;
 	c->scale = READ_ONCE(rpc->peer->grant_scale);
 }

@@ -549,6 +549,12 @@ struct homa_msgin {
 	 */
 	u8 sched_prio;
 
+	/**
+	 * @unsched: @granted as the first packet said it (the bytes its
+	 * sender sent unscheduled): they do not count against max_incoming.
+	 */
+	u32 unsched;
+
 	/** @num_bpages: entries of @bpage_offsets in use (0: none yet). */
 	u32 num_bpages;
 

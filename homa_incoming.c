@@ -265,6 +265,7 @@ void homa_msgin_start(struct homa_rpc *rpc, const struct homa_pkt *pkt)
 		rpc->incast = pkt->data.flags & HOMA_DATA_INCAST;
 	homa_gaps_init(&in->gaps, in->length);
 	in->granted = min_t(u32, pkt->data.incoming, in->length);
+	in->unsched = in->granted;
 	in->num_bpages = 0;
 	homa_cutoffs_record(rpc->hsk->hnet, in->length);
 	homa_msgin_alloc(rpc);

@@ -30,16 +30,22 @@
  */
 #define HOMA_RTT_RESEND_MAX_DIV 2
 
-/* Fold one sample into the peer's estimate. */
-static void homa_peer_rtt_sample(struct homa_peer *peer, u64 ns)
+/* Fold one sample into the peer's estimate (@min_only: an upper bound). */
+static void homa_peer_rtt_sample(struct homa_peer *peer, u64 ns,
+				 bool min_only)
 {
 	u32 mbps = homa_cfg(peer->hnet, link_mbps);
 
 	spin_lock_bh(&peer->lock);
-	homa_rtt_sample(&peer->rtt, ns);
+	if (min_only)
+		homa_rtt_sample_min(&peer->rtt, ns);
+	else
+		homa_rtt_sample(&peer->rtt, ns);
 	WRITE_ONCE(peer->sched_window,
 		   homa_rtt_sched_window(&peer->rtt, mbps));
-	WRITE_ONCE(peer->rto_ns, (peer->rtt.srtt + 4 * peer->rtt.rttvar) ? : 1);
+	if (peer->rtt.num_samples)
+		WRITE_ONCE(peer->rto_ns,
+			   (peer->rtt.srtt + 4 * peer->rtt.rttvar) ? : 1);
 	spin_unlock_bh(&peer->lock);
 	homa_metric_inc(peer->hnet, HOMA_M_rtt_samples);
 }
@@ -246,7 +252,9 @@ void homa_rpc_rtt_sent(struct homa_rpc *rpc, bool retransmit)
 /**
  * homa_rpc_rtt_heard() - A packet for an RPC arrived: if it answers the
  * RPC's first DATA packet (a GRANT, or response DATA for a client), the
- * time since that packet went out is an RTT sample of the peer.
+ * time since that packet went out is an RTT sample of the peer; one from
+ * response DATA, which includes the server's time, sets only rtt_min
+ * (homa_rtt_sample_min()).
  * @rpc: the RPC; the caller holds its socket's lock.
  * @type: the packet's type.
  */
@@ -260,7 +268,8 @@ void homa_rpc_rtt_heard(struct homa_rpc *rpc, u8 type)
 		return;
 	rpc->rtt_start = 0;
 	rpc->rtt_done = true;
-	homa_peer_rtt_sample(rpc->peer, ktime_get_ns() - start);
+	homa_peer_rtt_sample(rpc->peer, ktime_get_ns() - start,
+			     type != GRANT);
 }
 
 /**

@@ -205,6 +205,37 @@ int homa_prio_cutoffs(const struct homa_prio_hist *h, u32 unsched_bytes,
 }
 
 /**
+ * homa_prio_protect_top() - Keep the top level of computed cutoffs for
+ * control packets and messages of one packet.
+ * @cutoffs: HOMA_MAX_PRIORITIES cutoffs from homa_prio_cutoffs(); changed
+ *           in place.
+ * @num_priorities: the levels they were computed for.
+ *
+ * Control packets (GRANTs, RESENDs, ...) travel at the top level, and they
+ * are what recovers from a queue's overflow. Equal shares of unscheduled
+ * bytes may put long messages there (with all messages of one length of
+ * 100 KB, every message's unscheduled bytes): a burst of them then fills
+ * the top band of a switch port and drops the GRANTs and RESENDs that
+ * would drain it, and the receiver stalls (measured: an incast of 100 KB
+ * responses stopped for good once the cutoffs had adapted to them). So
+ * the top level's cutoff is at most HOMA_PRIO_TOP_MAX; longer messages it
+ * held go one level down. If the top level was the only unscheduled one,
+ * the level below it becomes unscheduled for them, as long as one level
+ * is left for scheduled packets (3 levels or more).
+ */
+void homa_prio_protect_top(u32 *cutoffs, u32 num_priorities)
+{
+	u32 n = num_priorities;
+
+	if (n < 3 || n > HOMA_MAX_PRIORITIES ||
+	    cutoffs[n - 1] <= HOMA_PRIO_TOP_MAX)
+		return;
+	if (!cutoffs[n - 2])
+		cutoffs[n - 2] = cutoffs[n - 1];
+	cutoffs[n - 1] = HOMA_PRIO_TOP_MAX;
+}
+
+/**
  * homa_prio_unsched() - The level for a message's unscheduled packets.
  * @cutoffs: HOMA_MAX_PRIORITIES cutoffs (e.g. a peer's, from a CUTOFFS
  *           packet: any values are safe).

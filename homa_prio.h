@@ -24,6 +24,13 @@
  */
 #define HOMA_PRIO_BUCKETS 76
 
+/*
+ * Longest message whose unscheduled bytes computed cutoffs put on the top
+ * level, which control packets use (homa_prio_protect_top()): about one
+ * DATA packet's payload at a 1500-byte MTU.
+ */
+#define HOMA_PRIO_TOP_MAX 1400
+
 /* Weight of one sample in the histogram (room for halving it). */
 #define HOMA_PRIO_ONE 256
 
@@ -59,6 +66,7 @@ void homa_prio_hist_decay(struct homa_prio_hist *h);
 void homa_prio_hist_add(struct homa_prio_hist *h, u32 length);
 int homa_prio_cutoffs(const struct homa_prio_hist *h, u32 unsched_bytes,
 		      u32 num_priorities, u32 *cutoffs);
+void homa_prio_protect_top(u32 *cutoffs, u32 num_priorities);
 u32 homa_prio_unsched(const u32 *cutoffs, u32 num_priorities, u32 length);
 u32 homa_prio_max_sched(const u32 *cutoffs, u32 num_priorities);
 u8 homa_prio_tos(const int *priority_map, u32 level);

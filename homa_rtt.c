@@ -33,8 +33,9 @@ void homa_rtt_init(struct homa_rtt *r)
  * The first sample R sets srtt = R and rttvar = R / 2. Each later one
  * sets rttvar = (3 * rttvar + |srtt - R|) / 4, then
  * srtt = (7 * srtt + R) / 8 (RFC 6298, section 2, in integer ns rounded
- * down). rtt_min is the smallest sample ever; the sample also goes into
- * the ring of recent samples.
+ * down). rtt_min is the smallest sample ever (or bound, from
+ * homa_rtt_sample_min()); the sample also goes into the ring of recent
+ * samples.
  */
 void homa_rtt_sample(struct homa_rtt *r, u64 rtt_ns)
 {
@@ -47,18 +48,40 @@ void homa_rtt_sample(struct homa_rtt *r, u64 rtt_ns)
 	if (r->num_samples == 0) {
 		r->srtt = rtt_ns;
 		r->rttvar = rtt_ns >> 1;
-		r->rtt_min = rtt_ns;
 	} else {
 		diff = r->srtt > rtt_ns ? r->srtt - rtt_ns : rtt_ns - r->srtt;
 		r->rttvar = (3 * r->rttvar + diff) >> 2;
 		r->srtt = (7 * r->srtt + rtt_ns) >> 3;
-		if (rtt_ns < r->rtt_min)
-			r->rtt_min = rtt_ns;
 	}
+	if (r->rtt_min == 0 || rtt_ns < r->rtt_min)
+		r->rtt_min = rtt_ns;
 	r->recent[r->next] = rtt_ns;
 	r->next = (r->next + 1) % HOMA_RTT_RECENT;
 	if (r->num_samples != 0xffffffffU)
 		r->num_samples++;
+}
+
+/**
+ * homa_rtt_sample_min() - Fold in a measurement that bounds the RTT from
+ * above only: it also counts time spent at the peer (a response's first
+ * DATA, which waited for the server to execute the request and for its
+ * queues).
+ * @r: the peer's estimator.
+ * @rtt_ns: the measurement in ns (limited as in homa_rtt_sample()).
+ *
+ * Only rtt_min may fall (or be set, the first time). The smoothed RTT and
+ * its variation, which time RESENDs, take only true round trips: with the
+ * server's time in them an incast of responses made them seconds long,
+ * and lost data waited that long for its RESEND.
+ */
+void homa_rtt_sample_min(struct homa_rtt *r, u64 rtt_ns)
+{
+	if (rtt_ns == 0)
+		rtt_ns = 1;
+	if (rtt_ns > HOMA_RTT_MAX_SAMPLE_NS)
+		rtt_ns = HOMA_RTT_MAX_SAMPLE_NS;
+	if (r->rtt_min == 0 || rtt_ns < r->rtt_min)
+		r->rtt_min = rtt_ns;
 }
 
 /**

@@ -103,6 +103,7 @@ struct homa_rtt_unsched {
 
 void homa_rtt_init(struct homa_rtt *r);
 void homa_rtt_sample(struct homa_rtt *r, u64 rtt_ns);
+void homa_rtt_sample_min(struct homa_rtt *r, u64 rtt_ns);
 u64 homa_rtt_recent(const struct homa_rtt *r);
 int homa_rtt_congested(const struct homa_rtt *r, u32 factor);
 int homa_rtt_congestion_update(struct homa_rtt *r, u32 factor);

@@ -162,24 +162,33 @@ u32 homa_srpt_scaled(u32 window, u32 scale)
 }
 
 /**
- * homa_srpt_outstanding() - Bytes granted but not yet received.
+ * homa_srpt_outstanding() - Bytes the receiver granted that have not yet
+ * arrived.
  * @cands: the messages.
  * @n: number of entries in @cands.
  *
- * Return: the sum over @cands of granted - received (grants past the end
- * of a message count up to its end; a message that received more than
- * was granted counts 0).
+ * A message's unscheduled bytes (@unsched) are not counted: the receiver
+ * did not grant them, and a burst of them that a switch dropped arrives
+ * only after RESENDs; counted, it held every grant back until then (an
+ * incast of 100 KB responses stopped, with max_incoming cut to RTT-sized
+ * windows). Incast control and the unscheduled window bound them instead.
+ *
+ * Return: the sum over @cands of granted - max(received, unsched) (grants
+ * past the end of a message count up to its end; a message that received
+ * more than was granted counts 0).
  */
 u64 homa_srpt_outstanding(const struct homa_srpt_cand *cands, u32 n)
 {
 	u64 total = 0;
-	u32 i, granted;
+	u32 i, granted, floor;
 
 	for (i = 0; i < n; i++) {
 		granted = cands[i].granted < cands[i].length ?
 			  cands[i].granted : cands[i].length;
-		if (granted > cands[i].received)
-			total += granted - cands[i].received;
+		floor = cands[i].received > cands[i].unsched ?
+			cands[i].received : cands[i].unsched;
+		if (granted > floor)
+			total += granted - floor;
 	}
 	return total;
 }

@@ -72,6 +72,14 @@ struct homa_srpt_cand {
 	/** @remaining: bytes still to arrive (the SRPT key). */
 	u32 remaining;
 
+	/**
+	 * @unsched: bytes the sender sent before any grant (the grant
+	 * offset its first packet carried): not the receiver's to budget,
+	 * so they do not count against max_incoming
+	 * (homa_srpt_outstanding()).
+	 */
+	u32 unsched;
+
 	/** @flags: HOMA_SRPT_* bits. */
 	u32 flags;
 

@@ -654,6 +654,104 @@ TEST(homa_prio, homa_prio_cutoffs__levels_carry_equal_bytes)
 	}
 }
 
+/* ---- homa_prio_protect_top ---------------------------------------------- */
+
+TEST(homa_prio, homa_prio_protect_top__long_messages_move_down)
+{
+	/* Computed for 100 KB messages only: three unscheduled levels. */
+	homa_prio_hist h;
+	std::vector<uint32_t> c(HOMA_MAX_PRIORITIES, 0);
+
+	homa_prio_hist_init(&h, 0);
+	for (int i = 0; i < 100; i++)
+		homa_prio_hist_add(&h, 100000);
+	ASSERT_EQ(homa_prio_cutoffs(&h, 40000, 8, c.data()), 3);
+	ASSERT_GE(c[7], 100000u);
+	homa_prio_protect_top(c.data(), 8);
+	EXPECT_EQ(c[7], (uint32_t)HOMA_PRIO_TOP_MAX);
+	EXPECT_EQ(homa_prio_unsched(c.data(), 8, 100000), 6u);
+	EXPECT_EQ(homa_prio_unsched(c.data(), 8, 1000), 7u);
+	EXPECT_EQ(homa_prio_max_sched(c.data(), 8), 4u);
+}
+
+TEST(homa_prio, homa_prio_protect_top__only_unscheduled_level)
+{
+	/* One unscheduled level (the top): the next one down joins it. */
+	uint32_t c[HOMA_MAX_PRIORITIES] = { 0, 0, 0, 0, 0, 0, 0, 1000000 };
+
+	homa_prio_protect_top(c, 8);
+	EXPECT_EQ(c[7], (uint32_t)HOMA_PRIO_TOP_MAX);
+	EXPECT_EQ(c[6], 1000000u);
+	EXPECT_EQ(homa_prio_unsched(c, 8, 5000), 6u);
+	EXPECT_EQ(homa_prio_max_sched(c, 8), 5u);
+	/* Three levels: one stays scheduled. */
+	uint32_t d[HOMA_MAX_PRIORITIES] = { 0, 0, 1000000 };
+
+	homa_prio_protect_top(d, 3);
+	EXPECT_EQ(d[2], (uint32_t)HOMA_PRIO_TOP_MAX);
+	EXPECT_EQ(d[1], 1000000u);
+	EXPECT_EQ(homa_prio_max_sched(d, 3), 0u);
+}
+
+TEST(homa_prio, homa_prio_protect_top__unchanged)
+{
+	/* The defaults (200 B on top) and short top levels stay. */
+	uint32_t c[HOMA_MAX_PRIORITIES] = { 0, 0, 0, 0, 1000000, 15000, 2800,
+					    200 };
+	uint32_t want[HOMA_MAX_PRIORITIES];
+
+	memcpy(want, c, sizeof(c));
+	homa_prio_protect_top(c, 8);
+	EXPECT_EQ(memcmp(c, want, sizeof(c)), 0);
+	/* Two levels or fewer: no room for a level of its own. */
+	uint32_t d[HOMA_MAX_PRIORITIES] = { 0, 1000000 };
+
+	homa_prio_protect_top(d, 2);
+	EXPECT_EQ(d[1], 1000000u);
+	EXPECT_EQ(d[0], 0u);
+}
+
+TEST(homa_prio, homa_prio_protect_top__random_cutoffs_stay_valid)
+{
+	const uint64_t seed = unit::test_seed();
+	std::mt19937_64 rng(seed);
+
+	SCOPED_TRACE(unit::seed_msg(seed));
+	for (int i = 0; i < 2000; i++) {
+		homa_prio_hist h;
+		uint32_t n = 1 + rng() % HOMA_MAX_PRIORITIES;
+		std::vector<uint32_t> c(HOMA_MAX_PRIORITIES, 0);
+
+		homa_prio_hist_init(&h, 0);
+		for (int k = 0, m = 1 + rng() % 50; k < m; k++)
+			homa_prio_hist_add(&h, 1 + rng() % 1000000);
+		if (homa_prio_cutoffs(&h, 1 + rng() % 100000, n, c.data()) < 0)
+			continue;
+		homa_prio_protect_top(c.data(), n);
+		/* Non-zero cutoffs strictly grow from the top level down. */
+		uint32_t prev = 0, top_free = n >= 3;
+
+		for (uint32_t l = n; l-- > 0;) {
+			if (!c[l])
+				continue;
+			ASSERT_GT(c[l], prev) << l;
+			prev = c[l];
+		}
+		/* Every length has a level; long ones never the top. */
+		ASSERT_EQ(prev, (uint32_t)HOMA_MAX_MESSAGE_LENGTH);
+		if (top_free) {
+			ASSERT_LE(c[n - 1], (uint32_t)HOMA_PRIO_TOP_MAX);
+			ASSERT_LT(homa_prio_unsched(c.data(), n,
+						    HOMA_PRIO_TOP_MAX + 1),
+				  n - 1);
+		}
+		/* With two levels or more, one is left for scheduled packets. */
+		if (n >= 2) {
+			ASSERT_EQ(c[0], 0u) << n;
+		}
+	}
+}
+
 /* ---- homa_prio_unsched --------------------------------------------------- */
 
 TEST(homa_prio, homa_prio_unsched__default_cutoffs)

@@ -146,6 +146,29 @@ TEST(homa_rtt, homa_rtt_sample__first)
 	EXPECT_EQ(t.r.num_samples, 1u);
 }
 
+TEST(homa_rtt, homa_rtt_sample_min__only_the_minimum)
+{
+	homa_rtt r;
+
+	homa_rtt_init(&r);
+	/* The first bound sets rtt_min, and nothing else. */
+	homa_rtt_sample_min(&r, 900000);
+	EXPECT_EQ(r.rtt_min, 900000u);
+	EXPECT_EQ(r.num_samples, 0u);
+	EXPECT_EQ(r.srtt, 0u);
+	EXPECT_EQ(homa_rtt_rto(&r, 1000, 5000000), 5000000u);
+	/* A true sample smooths; a long bound then changes nothing. */
+	homa_rtt_sample(&r, 1000000);
+	homa_rtt_sample_min(&r, 3000000000ull);
+	EXPECT_EQ(r.srtt, 1000000u);
+	EXPECT_EQ(r.rttvar, 500000u);
+	EXPECT_EQ(r.rtt_min, 900000u);
+	EXPECT_EQ(r.num_samples, 1u);
+	/* A shorter bound lowers the minimum. */
+	homa_rtt_sample_min(&r, 0);
+	EXPECT_EQ(r.rtt_min, 1u);
+}
+
 TEST(homa_rtt, homa_rtt_sample__rfc6298_update)
 {
 	Rtt t;

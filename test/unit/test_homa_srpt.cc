@@ -192,9 +192,10 @@ ModelOut model_grants(const homa_srpt_params &p, uint64_t credit,
 
 	for (const homa_srpt_cand &x : c) {
 		uint64_t g = std::min(x.granted, x.length);
+		uint64_t floor = std::max(x.received, x.unsched);
 
-		if (g > x.received)
-			outstanding += g - x.received;
+		if (g > floor)
+			outstanding += g - floor;
 	}
 	budget = (int64_t)p.max_incoming - (int64_t)outstanding;
 	if (budget < 0)
@@ -493,6 +494,48 @@ TEST(homa_srpt, homa_srpt_outstanding__clamped)
 	};
 
 	EXPECT_EQ(homa_srpt_outstanding(c.data(), 2), 5000u);
+}
+
+TEST(homa_srpt, homa_srpt_outstanding__unscheduled_bytes_not_counted)
+{
+	std::vector<homa_srpt_cand> c = {
+		/* 40000 unscheduled, none arrived, 48000 granted: 8000. */
+		cand(1, 100000, 0, 48000, 1),
+		/* Unscheduled only, all lost: 0. */
+		cand(2, 100000, 0, 40000, 2),
+		/* Past the unscheduled bytes: granted - received. */
+		cand(3, 100000, 45000, 60000, 3),
+	};
+
+	for (homa_srpt_cand &x : c)
+		x.unsched = 40000;
+	EXPECT_EQ(homa_srpt_outstanding(c.data(), 3), 8000u + 0 + 15000);
+}
+
+TEST(homa_srpt, homa_srpt_grants__lost_unscheduled_bursts_block_nothing)
+{
+	/* 32 messages whose 40000 unscheduled bytes were all dropped. */
+	std::vector<homa_srpt_cand> c;
+	homa_srpt_params p = params(8, 8000, 64000);
+	std::vector<homa_srpt_grant> out(p.max_overcommit + 1);
+	homa_srpt_fifo f;
+
+	homa_srpt_fifo_init(&f);
+	for (int i = 0; i < 32; i++) {
+		c.push_back(cand(i, 100000, 0, 40000, i));
+		c.back().unsched = 40000;
+	}
+	/* One message of another sender got its unscheduled bytes. */
+	c.push_back(cand(99, 100000, 40000, 40000, 99));
+	c.back().unsched = 40000;
+	uint32_t n = homa_srpt_grants(&p, &f, c.data(), (uint32_t)c.size(),
+				      0, out.data());
+	bool granted = false;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (out[i].index == 32 && out[i].offset > 40000)
+			granted = true;
+	EXPECT_TRUE(granted);
 }
 
 TEST(homa_srpt, homa_srpt_outstanding__no_u32_overflow)
