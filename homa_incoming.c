@@ -455,16 +455,20 @@ static void homa_no_rpc_pkt(struct homa_sock *hsk, struct homa_peer *peer,
 	}
 }
 
-/* Free a server RPC whose client has its response. */
+/*
+ * Free a server RPC whose client has its response (or is gone), counting
+ * it in @metric; one whose response is not all sent yet stays.
+ */
 static void homa_ack_one(struct homa_sock *hsk, struct homa_peer *peer,
-			 u16 client_port, u64 client_id)
+			 u16 client_port, u64 client_id,
+			 enum homa_metric metric)
 {
 	struct homa_rpc *rpc;
 
 	rpc = homa_rpc_find_server(hsk, peer, client_port, client_id | 1);
 	if (rpc && rpc->state == RPC_OUTGOING &&
 	    rpc->msgout.next_xmit_offset >= rpc->msgout.length) {
-		homa_metric_inc(hsk->hnet, HOMA_M_rpcs_acked);
+		homa_metric_inc(hsk->hnet, metric);
 		homa_rpc_end(rpc);
 	}
 }
@@ -477,13 +481,14 @@ static void homa_acks_pkt(struct homa_sock *hsk, struct homa_peer *peer,
 
 	if (pkt->type == DATA) {
 		if (pkt->data.ack_id && pkt->data.ack_port == hsk->port)
-			homa_ack_one(hsk, peer, pkt->sport, pkt->data.ack_id);
+			homa_ack_one(hsk, peer, pkt->sport, pkt->data.ack_id,
+				     HOMA_M_rpcs_acked);
 		return;
 	}
 	for (i = 0; i < pkt->ack.num_acks; i++)
 		if (pkt->ack.server_ports[i] == hsk->port)
 			homa_ack_one(hsk, peer, pkt->sport,
-				     pkt->ack.client_ids[i]);
+				     pkt->ack.client_ids[i], HOMA_M_rpcs_acked);
 }
 
 static struct homa_rpc *homa_find_rpc(struct homa_sock *hsk,
@@ -502,12 +507,17 @@ static struct homa_rpc *homa_find_rpc(struct homa_sock *hsk,
 /*
  * A request arrived for a port with no server socket: tell the client with
  * ICMP port unreachable (its RPC fails with ENOTCONN) rather than leave it
- * to time out.
+ * to time out. A server's NEED_ACK for a port with no socket gets the same
+ * answer: the client RPC went with its socket, and the server may free its
+ * own (it would otherwise ask until its timeout).
  */
 static void homa_port_unreachable(struct sk_buff *skb,
 				  const struct homa_pkt *pkt)
 {
-	if (pkt->type != DATA || !homa_is_client(pkt->sender_id))
+	bool request = pkt->type == DATA && homa_is_client(pkt->sender_id);
+	bool ask = pkt->type == NEED_ACK && !homa_is_client(pkt->sender_id);
+
+	if (!request && !ask)
 		return;
 	if (ip_hdr(skb)->version == 4)
 		icmp_send(skb, ICMP_DEST_UNREACH, ICMP_PORT_UNREACH, 0);
@@ -652,8 +662,29 @@ drop:
 }
 
 /*
+ * ICMP port unreachable answered a NEED_ACK that server RPC @id of @hsk
+ * sent to port @dport of @daddr: that client socket is closed, which acks
+ * the response (as an ACK would, only once it is all sent).
+ */
+static void homa_icmp_closed_client(struct homa_sock *hsk,
+				    const struct in6_addr *daddr, u16 dport,
+				    u64 id)
+{
+	struct homa_peer *peer = homa_peer_get(hsk->hnet, daddr);
+
+	if (IS_ERR(peer))
+		return;
+	spin_lock(&hsk->lock);
+	if (!hsk->shutdown)
+		homa_ack_one(hsk, peer, dport, id, HOMA_M_rpcs_acked_closed);
+	spin_unlock(&hsk->lock);
+	homa_peer_put(peer);
+}
+
+/*
  * An ICMP error names a packet this host sent to @daddr: fail the client
- * RPC it belonged to with @err, if that packet went to the RPC's server.
+ * RPC it belonged to with @err, if that packet went to the RPC's server;
+ * a port unreachable for a server's NEED_ACK frees the server RPC.
  * @h is the returned packet's Homa header, whose first HOMA_ICMP_HDR bytes
  * are present.
  */
@@ -670,7 +701,11 @@ static void homa_icmp_rpc(struct homa_net *hnet, const struct in6_addr *daddr,
 		return;
 	rcu_read_lock();
 	hsk = homa_sock_find(hnet, be16_to_cpu(common->sport));
-	if (hsk && homa_is_client(id)) {
+	if (hsk && !homa_is_client(id) && err == -ENOTCONN &&
+	    common->type == NEED_ACK)
+		homa_icmp_closed_client(hsk, daddr, be16_to_cpu(common->dport),
+					id);
+	else if (hsk && homa_is_client(id)) {
 		spin_lock(&hsk->lock);
 		rpc = hsk->shutdown ? NULL : homa_rpc_find_client(hsk, id);
 		if (rpc && (!ipv6_addr_equal(&rpc->peer->addr, daddr) ||

@@ -62,6 +62,8 @@ static const struct {
 	HOMA_METRIC(rpc_timeouts,
 		    "RPCs that failed or ended after timeout_ticks"),
 	HOMA_METRIC(rpcs_acked, "server RPCs freed by a client ack"),
+	HOMA_METRIC(rpcs_acked_closed,
+		    "server RPCs freed: the client's port is closed"),
 	HOMA_METRIC(pool_stalls,
 		    "messages that waited for receive buffer space"),
 	HOMA_METRIC(rpcs_live, "RPCs alive now (gauge)"),

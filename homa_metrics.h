@@ -51,6 +51,8 @@
  * @HOMA_M_rpc_restarts: client RPCs restarted after RPC_UNKNOWN.
  * @HOMA_M_rpc_timeouts: RPCs that failed or ended after timeout_ticks.
  * @HOMA_M_rpcs_acked: server RPCs freed by a client ack.
+ * @HOMA_M_rpcs_acked_closed: server RPCs freed because ICMP port
+ *	unreachable answered their NEED_ACK: the client's socket is gone.
  * @HOMA_M_pool_stalls: messages that waited for receive buffer space.
  * @HOMA_M_rpcs_live: RPCs alive now (gauge).
  * @HOMA_M_skbs_live: packets held now: messages in and out, dead (gauge).
@@ -165,6 +167,7 @@ enum homa_metric {
 	HOMA_M_rpc_restarts,
 	HOMA_M_rpc_timeouts,
 	HOMA_M_rpcs_acked,
+	HOMA_M_rpcs_acked_closed,
 	HOMA_M_pool_stalls,
 	HOMA_M_rpcs_live,
 	HOMA_M_skbs_live,

@@ -126,7 +126,9 @@ end
 local function data_body(buf, tree, pinfo)
 	local msg_len = buf(28, 4):uint()
 	local offset = buf(52, 4):uint()
-	local payload = buf:len() - 56
+	-- The payload's length on the wire: a capture may keep less of it.
+	local payload = buf:reported_length_remaining() - 56
+	local kept = buf:len() - 56
 	local flags = buf(49, 1):uint()
 
 	tree:add(f.msg_len, buf(28, 4))
@@ -141,8 +143,8 @@ local function data_body(buf, tree, pinfo)
 	tree:add(f.data_pad, buf(50, 2))
 	tree:add(f.offset, buf(52, 4))
 	tree:add(f.data_len, payload):set_generated()
-	if payload > 0 then
-		tree:add(f.payload, buf(56, payload))
+	if kept > 0 then
+		tree:add(f.payload, buf(56, kept))
 	end
 	local info = string.format(" msg %u bytes %u-%u", msg_len, offset,
 		offset + payload)

@@ -742,18 +742,19 @@ static void cmd_timeline(const char *host, int port, int ms, int size)
 }
 
 /*
- * sink PORT: receive requests on PORT, check every byte, print "got LEN"
- * for each in the order they complete, and answer each with one byte.
+ * sink PORT [6]: receive requests on PORT (an IPv6 socket with 6), check
+ * every byte, print "got LEN" for each in the order they complete, and
+ * answer each with one byte.
  */
-static void cmd_sink(int port)
+static void cmd_sink(int port, int family)
 {
-	int fd = homa_socket(AF_INET), len, i;
+	int fd = homa_socket(family), len, i;
 	struct homa_recvmsg_args ra;
 	struct homa_sendmsg_args sa;
 	union sockaddr_homa from;
 	char *region, *buf;
 
-	expect_errno("bind", bind_port(fd, AF_INET, port), 0);
+	expect_errno("bind", bind_port(fd, family, port), 0);
 	region = setup_pool(fd);
 	buf = malloc(HOMA_MAX_MESSAGE_LENGTH);
 	printf("serving %d\n", port);
@@ -1571,7 +1572,7 @@ static void print_usage(void)
 	       "       timeline ADDR PORT MS SIZE |\n"
 	       "       tcp_server PORT | tcp_client ADDR PORT COUNT SIZE |\n"
 	       "       wmem ADDR PORT | replay PORT ID | unknown_ready PORT |\n"
-	       "       sink PORT | send ADDR PORT SIZE [LINGER_MS] |\n"
+	       "       sink PORT [6] | send ADDR PORT SIZE [LINGER_MS] |\n"
 	       "       tagged ADDR PORT TAG | swap_server PORT fwd|rev |\n"
 	       "       forge HOST DPORT SPORT ID | pending ADDR PORT MS |\n"
 	       "       stall_fail ADDR PORT | bcast ADDR DPORT\n",
@@ -1628,8 +1629,9 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[1], "tcp_client") && argc == 6)
 		cmd_tcp_client(argv[2], atoi(argv[3]), atoi(argv[4]),
 			       atoi(argv[5]));
-	else if (!strcmp(argv[1], "sink") && argc == 3)
-		cmd_sink(atoi(argv[2]));
+	else if (!strcmp(argv[1], "sink") && (argc == 3 || argc == 4))
+		cmd_sink(atoi(argv[2]), argc == 4 && atoi(argv[3]) == 6 ?
+			 AF_INET6 : AF_INET);
 	else if (!strcmp(argv[1], "send") && (argc == 5 || argc == 6))
 		cmd_send(argv[2], atoi(argv[3]), atoi(argv[4]),
 			 argc == 6 ? atoi(argv[5]) : 0);

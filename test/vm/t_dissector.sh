@@ -32,8 +32,13 @@ homa_set incast_threshold=2 ws1
 # B and C keep a request waiting on purpose: no timeout meanwhile.
 homa_set timeout_ticks=10000 ws1 ws2
 
-# Not through in_ns: $! must be tcpdump itself (ip execs it).
-ip netns exec ws1 tcpdump -i veth1 -U -n -Z root -w "$dir/cap.pcap" \
+# Not through in_ns: $! must be tcpdump itself (ip execs it). Immediate
+# mode: otherwise the kernel hands packets over in blocks, a block once
+# full or a second old, and the packets of the last second could still be
+# in the kernel when tcpdump stops; the counts below would miss them.
+# Headers only (-s): the dissector needs no more.
+ip netns exec ws1 tcpdump -i veth1 -U --immediate-mode -n -Z root -s 512 \
+	-w "$dir/cap.pcap" \
 	ip proto 146 2> "$dir/tcpdump.err" &
 tcpdump_pid=$!
 for _ in $(seq 100); do
@@ -114,6 +119,11 @@ marked=$(metric ws1 incast_marked)
 sleep 0.3
 kill -INT "$tcpdump_pid"
 wait "$tcpdump_pid" || true
+drops=$(sed -n 's/^\([0-9]*\) packets* dropped by kernel$/\1/p' \
+	"$dir/tcpdump.err")
+echo "# tcpdump: $(grep -E 'packets? (captured|received|dropped)' \
+	"$dir/tcpdump.err" | tr '\n' ' ')"
+check_eq "tcpdump lost no packet" "${drops:-?}" 0
 for t in data grant resend rpc_unknown busy cutoffs need_ack ack; do
 	for ns in ws1 ws2; do
 		SENT_HI[$ns.$t]=$(metric "$ns" "pkts_tx_$t")

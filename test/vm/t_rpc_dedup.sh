@@ -9,6 +9,9 @@
 source "$(dirname "$0")/lib.sh"
 
 ns_add dd1
+# The replay's raw socket binds no Homa port: a NEED_ACK to it would get
+# ICMP port unreachable, which frees the server RPC before the ACK comes.
+homa_set request_ack_ticks=10000 dd1
 serve dd1 4 40
 out=$SERVE_OUT
 check "request, ACK, late copy" in_ns dd1 "$HOMA_TEST" replay 40 1000

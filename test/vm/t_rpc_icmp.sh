@@ -4,6 +4,10 @@
 # RPC fails with EHOSTUNREACH (long before any timeout, which is raised
 # out of the way here). A request to a port where no server socket is bound
 # is answered with ICMP port unreachable: the client fails with ENOTCONN.
+# A client that closes its socket as soon as its response is in leaves no
+# ack behind: the server's NEED_ACK finds no socket, ICMP port unreachable
+# answers it too, and the server frees its RPC (rpcs_acked_closed), not
+# asking again and again until its timeout (raised out of the way).
 #
 #   [icmp1] veth1 10.7.0.1 fd07::1 ---- veth2 10.7.0.2 fd07::2 [icmp2]
 #   10.7.0.99: nobody
@@ -31,6 +35,18 @@ check "requests counted as dropped" \
 	test "$(metric icmp2 drop_no_socket)" -ge 2
 check "request to a non-server counted" \
 	test "$(metric icmp2 drop_no_rpc)" -ge 1
+
+in_ns icmp2 sysctl -q -w net.homa.timeout_ticks=100000
+start_ready icmp2 '^serving' "IPv4 sink" "$HOMA_TEST" sink 310
+start_ready icmp2 '^serving' "IPv6 sink" "$HOMA_TEST" sink 311 6
+check "request answered (IPv4), socket closed at once" \
+	in_ns icmp1 "$HOMA_TEST" send 10.7.0.2 310 100 0
+check "request answered (IPv6), socket closed at once" \
+	in_ns icmp1 "$HOMA_TEST" send fd07::2 311 100 0
+check "both server RPCs freed by the port unreachables" \
+	wait_metric icmp2 rpcs_acked_closed 2 20
+check_eq "no client ack freed them" "$(metric icmp2 rpcs_acked)" 0
+check_eq "no timeout freed them" "$(metric icmp2 rpc_timeouts)" 0
 check_eq "no RPC left in the client" "$(metric icmp1 rpcs_live)" 0
 check_eq "no RPC left in the server" "$(metric icmp2 rpcs_live)" 0
 finish
