@@ -36,7 +36,10 @@ check "requests counted as dropped" \
 check "request to a non-server counted" \
 	test "$(metric icmp2 drop_no_rpc)" -ge 1
 
-in_ns icmp2 sysctl -q -w net.homa.timeout_ticks=100000
+# The NEED_ACK waits 500 ms: by then the client has exited (had its
+# socket still been open, it would have answered with an ACK).
+in_ns icmp2 sysctl -q -w net.homa.timeout_ticks=100000 \
+	net.homa.request_ack_ticks=500
 start_ready icmp2 '^serving' "IPv4 sink" "$HOMA_TEST" sink 310
 start_ready icmp2 '^serving' "IPv6 sink" "$HOMA_TEST" sink 311 6
 check "request answered (IPv4), socket closed at once" \
