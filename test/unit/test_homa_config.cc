@@ -74,7 +74,7 @@ const Expected kExpected[] = {
 	SCALAR(copy_batch, "copy_batch", 32768),
 	SCALAR(peer_idle_secs, "peer_idle_secs", 60),
 	SCALAR(dedup_ms, "dedup_ms", 2000),
-	SCALAR(incast_threshold, "incast_threshold", 32),
+	SCALAR(incast_threshold, "incast_threshold", 16),
 	SCALAR(incast_unsched_bytes, "incast_unsched_bytes", 1000),
 	SCALAR(auto_cutoffs, "auto_cutoffs", 1),
 	/* The pacer and RTT-adaptive behaviour (issue 5). */
