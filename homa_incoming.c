@@ -702,10 +702,10 @@ static void homa_icmp_rpc(struct homa_net *hnet, const struct in6_addr *daddr,
 	rcu_read_lock();
 	hsk = homa_sock_find(hnet, be16_to_cpu(common->sport));
 	if (hsk && !homa_is_client(id) && err == -ENOTCONN &&
-	    common->type == NEED_ACK)
+	    common->type == NEED_ACK) {
 		homa_icmp_closed_client(hsk, daddr, be16_to_cpu(common->dport),
 					id);
-	else if (hsk && homa_is_client(id)) {
+	} else if (hsk && homa_is_client(id)) {
 		spin_lock(&hsk->lock);
 		rpc = hsk->shutdown ? NULL : homa_rpc_find_client(hsk, id);
 		if (rpc && (!ipv6_addr_equal(&rpc->peer->addr, daddr) ||
