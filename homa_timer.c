@@ -32,6 +32,18 @@ static bool homa_msgin_held(struct homa_rpc *rpc)
 }
 
 /*
+ * Is the held message waiting only for grants that the FIFO share will
+ * give it in time (it has its buffers)? Under SRPT at high load a long
+ * message may wait longer than stall_ms for them; it must not fail.
+ */
+static bool homa_msgin_grant_wait(struct homa_rpc *rpc,
+				  const struct homa_config *c)
+{
+	return rpc->msgin.num_bpages != 0 &&
+	       READ_ONCE(c->grant_fifo_fraction) > 0;
+}
+
+/*
  * Is the RPC's peer silent because this host still holds copies of what
  * the RPC sent it (homa_msgout_in_host())? Then the silence is this
  * host's queue, and counting it would only bring probes, and copies, that
@@ -192,6 +204,7 @@ static u32 homa_timer_rpc(struct homa_rpc *rpc, const struct homa_config *c,
 	if (!homa_timer_waiting(rpc, &v.receiving))
 		return 0;
 	v.held = v.receiving && homa_msgin_held(rpc);
+	v.grant_wait = v.held && homa_msgin_grant_wait(rpc, c);
 	v.nothing_yet = rpc->msgin.length < 0;
 	v.peer_silent = homa_peer_silent(rpc->peer,
 					 READ_ONCE(c->timeout_ticks));

@@ -23,7 +23,9 @@ void homa_probe_init(struct homa_probe *p)
  *	thinks it has sent everything, so our silence goes on counting and
  *	our probe asks for what is missing once it is overdue.
  * @busy: the packet is a BUSY: the peer is alive with nothing to send,
- *	so we ask less and less often.
+ *	so we ask less and less often. It also vouches for the RPC, whose
+ *	bytes wait in the peer (its pacer ranks them below others): no
+ *	stall counts until then.
  */
 void homa_probe_heard(struct homa_probe *p, bool need_ack, bool busy)
 {
@@ -35,6 +37,7 @@ void homa_probe_heard(struct homa_probe *p, bool need_ack, bool busy)
 		p->busy_backoff = min_t(int, p->busy_backoff + 1,
 					HOMA_BUSY_BACKOFF_MAX);
 		p->since_probe_ms = 0;
+		p->stall_ms = 0;
 	} else {
 		p->busy_backoff = 0;
 		/* After silence, the first probe goes out without waiting. */
@@ -63,10 +66,14 @@ void homa_probe_replied(struct homa_probe *p)
 	p->silent_ms = 0;
 }
 
-/* Does the stall limit apply? Not to a client still waiting for a word. */
+/*
+ * Does the stall limit apply? Not to a client still waiting for a word,
+ * nor to a message that only waits for the FIFO share of this host's
+ * grants.
+ */
 static bool homa_probe_stall_counts(const struct homa_probe_view *v)
 {
-	return !(v->receiving && v->nothing_yet);
+	return !(v->receiving && (v->nothing_yet || v->grant_wait));
 }
 
 /**
@@ -77,8 +84,10 @@ static bool homa_probe_stall_counts(const struct homa_probe_view *v)
  * @ms: time since the last tick.
  *
  * Past @par->stall_ms without progress the RPC stalls, even while this
- * host holds its message back (a forged message that no grant would ever
- * complete must not live forever); a held message counts no silence. The
+ * host holds its message back for buffer space (a forged message that
+ * nothing would ever complete must not live forever), but not while it
+ * only waits for grants that the FIFO share will give (@v->grant_wait); a
+ * held message counts no silence. The
  * RPC times out only when it has been silent for @par->timeout_ms,
  * HOMA_TIMEOUT_PROBES probes went unanswered and its whole peer is silent.
  * Otherwise it probes after @par->wait_ms of silence, then every

@@ -92,6 +92,13 @@ struct homa_probe_view {
 	 */
 	bool held;
 
+	/**
+	 * @grant_wait: @held, with its buffers, only by this host's grant
+	 * scheduler, whose FIFO share (grant_fifo_fraction above 0) reaches
+	 * every waiting message in time: the stall does not count either.
+	 */
+	bool grant_wait;
+
 	/** @nothing_yet: no byte of the incoming message has arrived. */
 	bool nothing_yet;
 

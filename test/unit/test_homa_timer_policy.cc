@@ -52,12 +52,13 @@ homa_probe_params params(int timeout, int stall, int wait, int interval)
 }
 
 homa_probe_view view(bool receiving, bool held, bool nothing_yet,
-		     bool peer_silent)
+		     bool peer_silent, bool grant_wait = false)
 {
 	homa_probe_view v;
 
 	v.receiving = receiving;
 	v.held = held;
+	v.grant_wait = grant_wait;
 	v.nothing_yet = nothing_yet;
 	v.peer_silent = peer_silent;
 	return v;
@@ -181,6 +182,44 @@ TEST(homa_probe_tick, held_message_stalls)
 		act = pr.tick(view(true, true, false, true), par, 1);
 	EXPECT_EQ(act, HOMA_PROBE_STALL);
 	EXPECT_EQ(i, 200);
+}
+
+TEST(homa_probe_tick, grant_wait_does_not_stall)
+{
+	homa_probe_params par = params(100000, 300, 100000, 5);
+	homa_probe_action act;
+	Probe pr;
+
+	/* Waiting for the FIFO share's grants: no stall, however long. */
+	pr.p.stall_ms = 100;
+	EXPECT_EQ(ms_until(pr, view(true, true, false, true, true), par, &act,
+			   5000), -1);
+	EXPECT_EQ(pr.p.stall_ms, 100);
+	/* Granted again, the sender owes bytes: the count goes on. */
+	EXPECT_EQ(ms_until(pr, view(true, false, false, false), par, &act,
+			   5000), 200);
+	EXPECT_EQ(act, HOMA_PROBE_STALL);
+}
+
+TEST(homa_probe_tick, busy_vouches_for_the_rpc)
+{
+	homa_probe_params par = params(100000, 50, 1000, 1000);
+	Probe pr;
+
+	/* The peer's pacer holds the bytes and says BUSY: no stall. */
+	for (int ms = 1; ms <= 200; ms++) {
+		if (ms % 40 == 0)
+			homa_probe_heard(&pr.p, false, true);
+		ASSERT_EQ(pr.tick(view(true, false, false, false), par, 1),
+			  HOMA_PROBE_NONE) << "ms " << ms;
+	}
+	/* Then it stalls 50 ms after the last BUSY. */
+	EXPECT_EQ(pr.p.stall_ms, 1);
+	for (int ms = 2; ms < 50; ms++)
+		ASSERT_EQ(pr.tick(view(true, false, false, false), par, 1),
+			  HOMA_PROBE_NONE) << "ms " << ms;
+	EXPECT_EQ(pr.tick(view(true, false, false, false), par, 1),
+		  HOMA_PROBE_STALL);
 }
 
 TEST(homa_probe_tick, first_probe_after_the_wait)
@@ -357,7 +396,7 @@ struct Model {
 	long stall() const
 	{
 		return sum_since([](const Ev &e) {
-			return e.kind == PROGRESS;
+			return e.kind == PROGRESS || e.kind == BUSY;
 		}, true);
 	}
 	/* INT_MAX: a packet made the next probe overdue. */
@@ -401,7 +440,7 @@ struct Model {
 	homa_probe_action tick(const homa_probe_view &v,
 			       const homa_probe_params &par, int ms)
 	{
-		bool counts = !(v.receiving && v.nothing_yet);
+		bool counts = !(v.receiving && (v.nothing_yet || v.grant_wait));
 
 		h.push_back({ TICK, ms, v.held, counts });
 		if (par.stall_ms && counts && stall() >= par.stall_ms)
@@ -454,9 +493,10 @@ TEST(homa_probe_tick, random_runs_match_the_naive_model)
 				homa_probe_replied(&pr.p);
 				m.h.push_back({ REPLIED, 0, false, false });
 			} else {
+				bool held = receiving && rng() % 20 == 0;
 				homa_probe_view v = view(
-					receiving, receiving && rng() % 20 == 0,
-					rng() % 8 == 0, rng() % 2 == 0);
+					receiving, held, rng() % 8 == 0,
+					rng() % 2 == 0, held && rng() % 2);
 				int ms = (int)(rng() % 4) + 1;
 				homa_probe_action got = pr.tick(v, par, ms);
 				homa_probe_action want = m.tick(v, par, ms);
