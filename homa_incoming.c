@@ -670,9 +670,10 @@ static void homa_icmp_closed_client(struct homa_sock *hsk,
 				    const struct in6_addr *daddr, u16 dport,
 				    u64 id)
 {
-	struct homa_peer *peer = homa_peer_get(hsk->hnet, daddr);
+	/* No server RPC can belong to an address without a peer. */
+	struct homa_peer *peer = homa_peer_find(hsk->hnet, daddr);
 
-	if (IS_ERR(peer))
+	if (!peer)
 		return;
 	spin_lock(&hsk->lock);
 	if (!hsk->shutdown)

@@ -31,6 +31,8 @@ void homa_peer_put(struct homa_peer *peer);
 void homa_peer_gc(struct homa_net *hnet);
 struct homa_peer *homa_peer_get(struct homa_net *hnet,
 				const struct in6_addr *addr);
+struct homa_peer *homa_peer_find(struct homa_net *hnet,
+				 const struct in6_addr *addr);
 struct dst_entry *homa_peer_dst(struct homa_net *hnet, struct homa_peer *peer,
 				struct flowi *fl);
 bool homa_peer_add_ack(struct homa_peer *peer, u64 id, u16 port);

@@ -110,6 +110,31 @@ static struct homa_peer *homa_peer_lookup(struct homa_net *hnet,
 	return NULL;
 }
 
+/**
+ * homa_peer_find() - The peer of an address, if the table has it. Unlike
+ * homa_peer_get() it never adds one, for packets that concern only a
+ * known peer and that anyone may forge (an ICMP error).
+ * @hnet: the namespace's Homa host.
+ * @addr: the peer's address (IPv4-mapped for IPv4).
+ *
+ * Return: the peer, with a reference the caller drops with
+ * homa_peer_put(); NULL if there is none.
+ */
+struct homa_peer *homa_peer_find(struct homa_net *hnet,
+				 const struct in6_addr *addr)
+{
+	struct homa_peer *peer;
+
+	rcu_read_lock();
+	peer = homa_peer_lookup(hnet, addr);
+	if (peer && !refcount_inc_not_zero(&peer->refs))
+		peer = NULL;
+	rcu_read_unlock();
+	if (peer)
+		WRITE_ONCE(peer->last_used, jiffies);
+	return peer;
+}
+
 /* Find a route to @peer; the caller holds peer->lock or owns the peer. */
 static int homa_peer_route(struct homa_net *hnet, struct homa_peer *peer)
 {
@@ -189,15 +214,9 @@ struct homa_peer *homa_peer_get(struct homa_net *hnet,
 	struct homa_peer *peer, *other;
 	int err;
 
-	rcu_read_lock();
-	peer = homa_peer_lookup(hnet, addr);
-	if (peer && !refcount_inc_not_zero(&peer->refs))
-		peer = NULL;
-	rcu_read_unlock();
-	if (peer) {
-		WRITE_ONCE(peer->last_used, jiffies);
+	peer = homa_peer_find(hnet, addr);
+	if (peer)
 		return peer;
-	}
 	peer = kzalloc(sizeof(*peer), GFP_ATOMIC);
 	if (!peer)
 		return ERR_PTR(-ENOMEM);

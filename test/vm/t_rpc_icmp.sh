@@ -7,7 +7,9 @@
 # A client that closes its socket as soon as its response is in leaves no
 # ack behind: the server's NEED_ACK finds no socket, ICMP port unreachable
 # answers it too, and the server frees its RPC (rpcs_acked_closed), not
-# asking again and again until its timeout (raised out of the way).
+# asking again and again until its timeout (raised out of the way). A
+# forged port unreachable for a NEED_ACK to an unknown address adds no
+# peer.
 #
 #   [icmp1] veth1 10.7.0.1 fd07::1 ---- veth2 10.7.0.2 fd07::2 [icmp2]
 #   10.7.0.99: nobody
@@ -52,4 +54,31 @@ check_eq "no client ack freed them" "$(metric icmp2 rpcs_acked)" 0
 check_eq "no timeout freed them" "$(metric icmp2 rpc_timeouts)" 0
 check_eq "no RPC left in the client" "$(metric icmp1 rpcs_live)" 0
 check_eq "no RPC left in the server" "$(metric icmp2 rpcs_live)" 0
+
+# Anyone can forge an ICMP error: one that quotes a NEED_ACK from the
+# IPv4 sink's port to an address this host never talked to must not make
+# the server add that address to its peer table.
+peers=$(metric icmp2 peers_live)
+errors=$(metric icmp2 icmp_errors)
+check "forged port unreachable sent" in_ns icmp1 python3 -c '
+import socket, struct
+def csum(b):
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    s = (s >> 16) + (s & 0xffff)
+    return ~(s + (s >> 16)) & 0xffff
+src, dst = socket.inet_aton("10.7.0.2"), socket.inet_aton("10.7.0.77")
+ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 48, 1, 0, 64, 146, 0, src, dst)
+ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+# homa_common_hdr: sport, dport, sequence, 3 unused, type NEED_ACK, doff,
+# flags, window, checksum, urgent, sender_id (a server id: odd).
+homa = struct.pack("!HHI3sBBBHHHQ", 310, 40000, 0, bytes(3), 0x17,
+                   0x70, 0, 0, 0, 0, 1001)
+msg = struct.pack("!BBHI", 3, 3, 0, 0) + ip + homa
+msg = msg[:2] + struct.pack("!H", csum(msg)) + msg[4:]
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+s.sendto(msg, ("10.7.0.2", 0))
+'
+check "forged error seen" wait_metric icmp2 icmp_errors $((errors + 1)) 10
+check_eq "no peer made for the forged address" \
+	"$(metric icmp2 peers_live)" "$peers"
 finish
