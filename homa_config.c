@@ -82,6 +82,7 @@ const struct homa_param homa_params[] = {
 	HOMA_PARAM(pacer_enable, 1, 0, 1),
 	HOMA_PARAM(throttle_min_bytes, 1000, 0, HOMA_MAX_MESSAGE_LENGTH),
 	HOMA_PARAM(rtt_adaptive, 1, 0, 1),
+	HOMA_PARAM(rtt_window_min, 10000, 0, HOMA_MAX_MESSAGE_LENGTH),
 	HOMA_PARAM(unsched_adaptive, 1, 0, 1),
 	HOMA_PARAM(rtt_resend, 1, 0, 1),
 	HOMA_PARAM(rtt_resend_min_us, 2000, 1, 1000000),

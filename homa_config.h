@@ -186,6 +186,9 @@ struct homa_config {
 	/** @rtt_adaptive: 0 turns off RTT-based scheduled windows. */
 	int rtt_adaptive;
 
+	/** @rtt_window_min: bytes an RTT-based window has at least. */
+	int rtt_window_min;
+
 	/** @unsched_adaptive: 0 keeps the unscheduled window fixed. */
 	int unsched_adaptive;
 

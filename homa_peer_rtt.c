@@ -286,7 +286,7 @@ void homa_rpc_rtt_heard(struct homa_rpc *rpc, u8 type)
 /**
  * homa_peer_sched_window() - The RTT-adaptive scheduled window for
  * messages from a peer: 3 x rtt_min x link_mbps (as of its last sample;
- * no lock needed).
+ * no lock needed), at least rtt_window_min.
  * @peer: the peer.
  *
  * Return: the window in bytes, or 0 when rtt_adaptive is off or the peer
@@ -296,7 +296,8 @@ u32 homa_peer_sched_window(struct homa_peer *peer)
 {
 	if (!homa_cfg(peer->hnet, rtt_adaptive))
 		return 0;
-	return READ_ONCE(peer->sched_window);
+	return homa_rtt_window_floor(READ_ONCE(peer->sched_window),
+				     homa_cfg(peer->hnet, rtt_window_min));
 }
 
 /* Move the peer's RESEND backoff one step (homa_rtt_backoff()). */

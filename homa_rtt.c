@@ -174,6 +174,24 @@ u32 homa_rtt_sched_window(const struct homa_rtt *r, u32 link_mbps)
 }
 
 /**
+ * homa_rtt_window_floor() - A measured scheduled window, at least
+ * @min_bytes. Where a full packet takes longer on the link than the round
+ * trip (slow links), three round trips are a packet or two, and a sender
+ * would get a GRANT for every packet: in two-way traffic those GRANTs
+ * take a tenth of the link that the data needs.
+ * @window: homa_rtt_sched_window()'s window; 0 (not measured) stays 0.
+ * @min_bytes: the floor (rtt_window_min).
+ *
+ * Return: the window.
+ */
+u32 homa_rtt_window_floor(u32 window, u32 min_bytes)
+{
+	if (window == 0 || window >= min_bytes)
+		return window;
+	return min_bytes;
+}
+
+/**
  * homa_rtt_max_incoming() - The receiver's limit on granted-but-
  * unreceived bytes for a window.
  * @window: the scheduled window in bytes.

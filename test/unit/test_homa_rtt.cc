@@ -475,6 +475,28 @@ TEST(homa_rtt, homa_rtt_sched_window__fast_links_clamped)
 	EXPECT_EQ(homa_rtt_sched_window(&t.r, 0xffffffffu), 2516582u);
 }
 
+/* ---- homa_rtt_window_floor ----------------------------------------------- */
+
+TEST(homa_rtt, homa_rtt_window_floor__values)
+{
+	Rtt t;
+
+	/* Not measured: stays 0 (the configured window applies). */
+	EXPECT_EQ(homa_rtt_window_floor(0, 10000), 0u);
+	/* 16 Mbit/s, 400 us: 3 round trips are 2400 bytes. */
+	t.sample({ 400000 });
+	EXPECT_EQ(homa_rtt_window_floor(homa_rtt_sched_window(&t.r, 16),
+					10000), 10000u);
+	EXPECT_EQ(homa_rtt_window_floor(homa_rtt_sched_window(&t.r, 16), 0),
+		  2400u);
+	/* A fast link's window is above the floor: unchanged. */
+	EXPECT_EQ(homa_rtt_window_floor(homa_rtt_sched_window(&t.r, 25000),
+					10000), 3750000u);
+	EXPECT_EQ(homa_rtt_window_floor(10000, 10000), 10000u);
+	EXPECT_EQ(homa_rtt_window_floor(9999, 10000), 10000u);
+	EXPECT_EQ(homa_rtt_window_floor(0xffffffffu, 1000000), 0xffffffffu);
+}
+
 /* ---- homa_rtt_max_incoming ----------------------------------------------- */
 
 TEST(homa_rtt, homa_rtt_max_incoming__product)
