@@ -114,7 +114,7 @@ static bool homa_grant_drop(struct homa_grant *g, struct homa_grant_rpc *gr)
 		return false;
 	rb_erase_cached(&gr->node, &g->rpcs);
 	RB_CLEAR_NODE(&gr->node);
-	g->num_listed--;
+	WRITE_ONCE(g->num_listed, g->num_listed - 1);
 	g->owed -= gr->owed;
 	gr->owed = 0;
 	return true;
@@ -142,7 +142,7 @@ static bool homa_grant_note(struct homa_grant *g, struct homa_rpc *rpc)
 		gr->birth = g->next_birth++;
 		gr->length = in->length;
 		gr->owed = 0;
-		g->num_listed++;
+		WRITE_ONCE(g->num_listed, g->num_listed + 1);
 	} else {
 		/* Its key (bytes remaining) changes: out, then in again. */
 		rb_erase_cached(&gr->node, &g->rpcs);

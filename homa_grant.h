@@ -80,7 +80,7 @@ struct homa_grant {
 	/** @next_birth: gives every message joining @rpcs its age. */
 	u64 next_birth;
 
-	/** @num_listed: messages in @rpcs. */
+	/** @num_listed: messages in @rpcs (the timer reads it unlocked). */
 	u32 num_listed;
 
 	/**

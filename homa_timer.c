@@ -34,13 +34,18 @@ static bool homa_msgin_held(struct homa_rpc *rpc)
 /*
  * Is the held message waiting only for grants that the FIFO share will
  * give it in time (it has its buffers)? Under SRPT at high load a long
- * message may wait longer than stall_ms for them; it must not fail.
+ * message may wait longer than stall_ms for them; it must not fail. The
+ * FIFO share picks among the first HOMA_GRANT_MAX_CANDS messages only:
+ * with more waiting (a flood of forged ones, say), the stall counts.
  */
 static bool homa_msgin_grant_wait(struct homa_rpc *rpc,
 				  const struct homa_config *c)
 {
+	struct homa_grant *g = &rpc->hsk->hnet->grant;
+
 	return rpc->msgin.num_bpages != 0 &&
-	       READ_ONCE(c->grant_fifo_fraction) > 0;
+	       READ_ONCE(c->grant_fifo_fraction) > 0 &&
+	       READ_ONCE(g->num_listed) <= HOMA_GRANT_MAX_CANDS;
 }
 
 /*
