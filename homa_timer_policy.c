@@ -86,10 +86,10 @@ static bool homa_probe_stall_counts(const struct homa_probe_view *v)
  * Past @par->stall_ms without progress the RPC stalls, even while this
  * host holds its message back for buffer space (a forged message that
  * nothing would ever complete must not live forever), but not while it
- * only waits for grants that the FIFO share will give (@v->grant_wait); a
- * held message counts no silence. The
- * RPC times out only when it has been silent for @par->timeout_ms,
- * HOMA_TIMEOUT_PROBES probes went unanswered and its whole peer is silent.
+ * only waits for grants that the FIFO share will give (@v->grant_wait).
+ * A held message counts no silence. The RPC times out only when it has
+ * been silent for @par->timeout_ms, HOMA_TIMEOUT_PROBES probes went
+ * unanswered and its whole peer is silent.
  * Otherwise it probes after @par->wait_ms of silence, then every
  * @par->interval_ms, doubled for each unanswered probe (up to
  * HOMA_PROBE_DOUBLINGS times) and for each BUSY.

@@ -94,8 +94,9 @@ struct homa_probe_view {
 
 	/**
 	 * @grant_wait: @held, with its buffers, only by this host's grant
-	 * scheduler, whose FIFO share (grant_fifo_fraction above 0) reaches
-	 * every waiting message in time: the stall does not count either.
+	 * scheduler, whose FIFO share (grant_fifo_fraction above 0, at most
+	 * HOMA_GRANT_MAX_CANDS messages waiting) reaches every waiting
+	 * message in time: the stall does not count either.
 	 */
 	bool grant_wait;
 
