@@ -424,6 +424,9 @@ struct PortStats {
 	uint64_t errors = 0;
 	uint64_t bytes_out = 0;	// request bytes sent in the window
 	uint64_t bytes_in = 0;	// response bytes received in the window
+	// Open loop: request plus expected response bytes of the requests
+	// that arrived in the window, sent or not (the load generated).
+	uint64_t bytes_offered = 0;
 	std::vector<uint64_t> interval_rtts;
 	std::vector<Sample> samples;
 	std::atomic<int64_t> outstanding{0};
@@ -455,6 +458,7 @@ protected:
 	void complete(uint32_t req_len, uint64_t start, uint32_t reply_len,
 		      bool error);
 	void note_sent(uint32_t length);
+	void note_offered(uint32_t length);
 	uint32_t expected_reply(uint32_t req_len) const
 	{
 		// Homa requests shorter than a header carry no flags: echoed.
@@ -512,6 +516,14 @@ void ClientPort::note_sent(uint32_t length)
 		return;
 	std::lock_guard<std::mutex> lock(stats_->mu);
 	stats_->bytes_out += length;
+}
+
+void ClientPort::note_offered(uint32_t length)
+{
+	if (!counting_)
+		return;
+	std::lock_guard<std::mutex> lock(stats_->mu);
+	stats_->bytes_offered += length + expected_reply(length);
 }
 
 void ClientPort::complete(uint32_t req_len, uint64_t start,
@@ -597,8 +609,12 @@ void ClientPort::run_load(uint64_t start, uint64_t end)
 			break;
 		if (open) {
 			while (next <= static_cast<double>(now)) {
-				if (backlog.size() < 10000000)
-					backlog.push_back(w_.sample(rng_));
+				if (backlog.size() < 10000000) {
+					uint32_t len = w_.sample(rng_);
+
+					backlog.push_back(len);
+					note_offered(len);
+				}
 				next += exponential(rng_, gap);
 			}
 		}
@@ -1121,7 +1137,7 @@ void write_samples(const Options &o, FILE *out, const StatsList &stats)
 void print_summary(const Options &o, const StatsList &stats, double secs,
 		   const struct rusage &ru0, const struct rusage &ru1)
 {
-	uint64_t rpcs = 0, errors = 0, bout = 0, bin = 0;
+	uint64_t rpcs = 0, errors = 0, bout = 0, bin = 0, boff = 0;
 	std::vector<uint64_t> all;
 
 	for (auto &s : stats) {
@@ -1129,6 +1145,7 @@ void print_summary(const Options &o, const StatsList &stats, double secs,
 		errors += s->errors;
 		bout += s->bytes_out;
 		bin += s->bytes_in;
+		boff += s->bytes_offered;
 		for (const Sample &x : s->samples)
 			all.push_back(x.rtt_ns);
 	}
@@ -1137,13 +1154,13 @@ void print_summary(const Options &o, const StatsList &stats, double secs,
 	       "kops=%.2f gbps_out=%.3f gbps_in=%.3f offered_gbps=%.3f "
 	       "p50_us=%" PRIu64 " p99_us=%" PRIu64
 	       " cpu_user_s=%.2f cpu_sys_s=%.2f bytes_out=%" PRIu64
-	       " bytes_in=%" PRIu64 "\n",
+	       " bytes_in=%" PRIu64 " bytes_offered=%" PRIu64 "\n",
 	       rpcs, errors, secs, rpcs / secs / 1e3, bout * 8 / secs / 1e9,
 	       bin * 8 / secs / 1e9, o.unloaded > 0 ? 0.0 : o.gbps,
 	       p[0] / 1000, p[1] / 1000,
 	       cpu_seconds(ru1.ru_utime) - cpu_seconds(ru0.ru_utime),
 	       cpu_seconds(ru1.ru_stime) - cpu_seconds(ru0.ru_stime), bout,
-	       bin);
+	       bin, boff);
 	fflush(stdout);
 }
 

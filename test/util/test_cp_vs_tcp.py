@@ -712,6 +712,26 @@ class MiscTest(unittest.TestCase):
         self.assertIn('gbps_in=0.0080', last)
         self.assertIn('outstanding=4 (2 clients)', last)
 
+    def test_sum_summaries_exact_rates(self):
+        # Four clients that each printed 0.012 (rounded from 0.0124): the
+        # sum is 0.0496 from the byte counts, not 0.048.
+        one = {'rpcs': 10, 'errors': 0, 'seconds': 60.0,
+               'gbps_out': 0.006, 'gbps_in': 0.006,
+               'bytes_out': 46500000, 'bytes_in': 46500000,
+               'bytes_offered': 97500000}
+        tot = stats.sum_summaries([one] * 4)
+        self.assertAlmostEqual(tot['gbps_out'], 4 * 0.0062)
+        self.assertAlmostEqual(tot['gbps_in'], 4 * 0.0062)
+        self.assertAlmostEqual(tot['generated_gbps'], 4 * 0.013)
+        self.assertEqual(tot['rpcs'], 40)
+        # Without byte counts (an older cp_node), the printed rates.
+        old = {'seconds': 60.0, 'gbps_out': 0.006, 'gbps_in': 0.005}
+        tot = stats.sum_summaries([old, old])
+        self.assertAlmostEqual(tot['gbps_out'], 0.012)
+        self.assertAlmostEqual(tot['gbps_in'], 0.010)
+        # One client without the generated load: no total.
+        self.assertIsNone(stats.sum_summaries([one, old])['generated_gbps'])
+
     def test_gbps_per_client(self):
         cfg = options.parse_args(['--mbps', '20', '--load', '0.5'])
         self.assertAlmostEqual(experiment.per_client_gbps(cfg), 0.01)

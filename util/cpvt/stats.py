@@ -85,11 +85,33 @@ def deciles(slow, parts=10):
     return rows
 
 
+def exact_rates(s):
+    """A cp_node summary with gbps_out and gbps_in recomputed from its byte
+    counts where it has them: the printed rates are rounded to 1 Mbit/s,
+    which on a 16 Mbit/s bed is a step of 2% of four hosts' load."""
+    secs = s.get('seconds', 0)
+    if secs <= 0 or 'bytes_out' not in s or 'bytes_in' not in s:
+        return s
+    s = dict(s)
+    s['gbps_out'] = s['bytes_out'] * 8 / secs / 1e9
+    s['gbps_in'] = s['bytes_in'] * 8 / secs / 1e9
+    if 'bytes_offered' in s:
+        s['generated_gbps'] = s['bytes_offered'] * 8 / secs / 1e9
+    return s
+
+
 def sum_summaries(sums):
-    """cp_node summaries added up (the longest run's seconds)."""
+    """cp_node summaries added up (the longest run's seconds); the rates
+    from the byte counts (exact_rates())."""
     keys = ('rpcs', 'errors', 'gbps_out', 'gbps_in', 'offered_gbps',
             'cpu_user_s', 'cpu_sys_s', 'kops')
+    sums = [exact_rates(s) for s in sums]
     out = {k: sum(s.get(k, 0) for s in sums) for k in keys}
+    # The load the clients generated (request plus response bytes of the
+    # requests that arrived), if every client counted it.
+    gen = [s.get('generated_gbps') for s in sums]
+    out['generated_gbps'] = (sum(gen) if gen and None not in gen
+                             else None)
     out['seconds'] = max([s.get('seconds', 0) for s in sums] or [0])
     out['clients'] = len(sums)
     return out

@@ -127,6 +127,9 @@ def protocol_report(rec, cfg, nhosts, base, slow):
     link_gbps = cfg['mbps'] / 1000.0 * nhosts
     achieved = tot['gbps_out'] + tot['gbps_in']
     offered = cfg['load'] * link_gbps
+    # What the clients' random arrivals came to in this run (the same
+    # for every protocol: the seeds are fixed), when they counted it.
+    generated = tot.get('generated_gbps') or None
     wall = max(tot['seconds'], 1e-9)
     cpu_client = (tot['cpu_user_s'] + tot['cpu_sys_s']) / wall
     busy = [b for b in rec.get('cpu_busy', []) if b is not None]
@@ -135,6 +138,8 @@ def protocol_report(rec, cfg, nhosts, base, slow):
         'rpcs': tot['rpcs'], 'errors': tot['errors'],
         'offered_link_gbps': offered,
         'achieved_link_gbps': achieved,
+        'generated_link_gbps': generated,
+        'carried_fraction': achieved / generated if generated else None,
         'request_gbps': tot['gbps_out'],
         'cp_node_offered_gbps': tot['offered_gbps'],
         'client_cpu_cores': cpu_client,
@@ -146,10 +151,14 @@ def protocol_report(rec, cfg, nhosts, base, slow):
         'deciles': deciles(slow),
         'clients': sums,
     }
-    line = ('%-6s offered %.4f Gbps, achieved %.4f Gbps (%.0f%% of %d x %g '
-            'Mbit/s links); %d RPCs, %d errors; clients used %.2f CPUs%s' % (
+    line = ('%-6s offered %.4f Gbps, achieved %.4f Gbps (%.1f%% of %d x %g '
+            'Mbit/s links%s); %d RPCs, %d errors; clients used %.2f CPUs%s' % (
                 p, offered, achieved, 100 * achieved / link_gbps, nhosts,
-                cfg['mbps'], tot['rpcs'], tot['errors'], cpu_client,
+                cfg['mbps'],
+                ('; %.1f%% of the %.4f Gbps generated' % (
+                    100 * achieved / generated, generated))
+                if generated else '',
+                tot['rpcs'], tot['errors'], cpu_client,
                 ('; machine CPU %s busy' % ', '.join(
                     '%.0f%%' % (100 * b) for b in busy)) if busy else ''))
     return entry, line
