@@ -44,10 +44,11 @@ congested_peers() {
 		/proc/net/homa_peers
 }
 
-# tcp_rx: bytes h0's TCP server sockets (port 5000) received so far.
+# tcp_rx: bytes h0's TCP server sockets (port 5000) received so far (0
+# before the connection is there: grep finding nothing is not an error).
 tcp_rx() {
 	in_ns h0 ss -tinH 'sport = :5000' |
-		grep -o 'bytes_received:[0-9]*' | cut -d: -f2 |
+		{ grep -o 'bytes_received:[0-9]*' || true; } | cut -d: -f2 |
 		awk '{ s += $1 } END { print s + 0 }'
 }
 
