@@ -80,6 +80,7 @@ const struct homa_param homa_params[] = {
 	HOMA_PARAM(auto_cutoffs, 1, 0, 1),
 	/* The pacer and RTT-adaptive behaviour. */
 	HOMA_PARAM(pacer_enable, 1, 0, 1),
+	HOMA_PARAM(pacer_lead_max_ns, 0, 0, 100000000),
 	HOMA_PARAM(throttle_min_bytes, 1000, 0, HOMA_MAX_MESSAGE_LENGTH),
 	HOMA_PARAM(rtt_adaptive, 1, 0, 1),
 	HOMA_PARAM(rtt_window_min, 10000, 0, HOMA_MAX_MESSAGE_LENGTH),

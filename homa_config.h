@@ -180,6 +180,12 @@ struct homa_config {
 	/** @pacer_enable: 0 sends every packet at once (no pacer). */
 	int pacer_enable;
 
+	/**
+	 * @pacer_lead_max_ns: most the pacer thread lets the NIC queue
+	 * exceed max_nic_queue_ns to cover its own wake-up latency (0: off).
+	 */
+	int pacer_lead_max_ns;
+
 	/** @throttle_min_bytes: shorter messages skip the pacer. */
 	int throttle_min_bytes;
 

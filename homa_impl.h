@@ -288,6 +288,13 @@ struct homa_pacer {
 	/** @queue_max: the longest NIC queue estimate seen, in ns. */
 	u64 queue_max;
 
+	/**
+	 * @lead: ns by which the thread lets the NIC queue exceed
+	 * max_nic_queue_ns, from how late its timed sleeps ended
+	 * (homa_pace_lead()).
+	 */
+	u64 lead;
+
 	/** @unsched: the adaptive unscheduled window and its counts. */
 	struct homa_rtt_unsched unsched;
 

@@ -106,6 +106,8 @@ static const struct {
 	HOMA_METRIC(pacer_wakeups, "times the idle pacer thread woke for work"),
 	HOMA_METRIC(nic_queue_max_ns,
 		    "longest NIC queue paced DATA made (ns; a maximum)"),
+	HOMA_METRIC(pacer_late_ns,
+		    "ns the NIC queue sat empty while the pacer slept"),
 	HOMA_METRIC(unsched_halvings,
 		    "times the unscheduled window was halved"),
 	HOMA_METRIC(rtt_samples, "RTT samples taken from peers"),

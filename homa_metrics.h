@@ -84,6 +84,9 @@
  * @HOMA_M_pacer_bytes: message bytes the pacer thread sent.
  * @HOMA_M_pacer_wakeups: times the idle pacer thread woke for work.
  * @HOMA_M_nic_queue_max_ns: longest NIC queue paced DATA made (ns).
+ * @HOMA_M_pacer_late_ns: time (ns) the NIC queue was empty by the
+ *	estimate while the pacer thread slept with packets ready to go (it
+ *	woke later than the queue drained).
  * @HOMA_M_unsched_halvings: times the unscheduled window was halved.
  * @HOMA_M_rtt_samples: RTT samples taken from peers.
  * @HOMA_M_rx_delay_samples: data-delay samples taken (GRANT to the
@@ -199,6 +202,7 @@ enum homa_metric {
 	HOMA_M_pacer_bytes,
 	HOMA_M_pacer_wakeups,
 	HOMA_M_nic_queue_max_ns,
+	HOMA_M_pacer_late_ns,
 	HOMA_M_unsched_halvings,
 	HOMA_M_rtt_samples,
 	HOMA_M_rx_delay_samples,

@@ -275,3 +275,27 @@ u32 homa_pace_pkt_max(const struct homa_pace_params *p, u32 max_gso)
 		link = HOMA_PACE_PKT_FLOOR;
 	return link < max_gso ? (u32)link : max_gso;
 }
+
+/**
+ * homa_pace_lead() - Fold how late the pacer thread woke into its lead:
+ * the time by which the thread lets the NIC queue exceed max_nic_queue_ns,
+ * so that the queue does not run dry while the thread wakes up.
+ * @lead: the lead so far (ns).
+ * @late: how much later than it asked the thread woke this time (ns).
+ * @max: the most lead allowed (ns; 0 turns the lead off).
+ *
+ * The lead follows a later wake-up at once and forgets it slowly (each
+ * earlier wake-up takes 1/HOMA_PACE_LEAD_DECAY of the difference off), so
+ * it tracks the late wake-ups rather than the typical one: any wake-up
+ * later than the lead leaves the link idle.
+ *
+ * Return: the new lead, at most @max.
+ */
+u64 homa_pace_lead(u64 lead, u64 late, u64 max)
+{
+	if (late >= lead)
+		lead = late;
+	else
+		lead -= div_u64(lead - late, HOMA_PACE_LEAD_DECAY);
+	return lead < max ? lead : max;
+}

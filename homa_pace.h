@@ -28,6 +28,12 @@
  */
 #define HOMA_PACE_PKT_FLOOR 10000
 
+/*
+ * How slowly the pacer thread's lead forgets a late wake-up: each
+ * earlier wake-up takes this fraction of the difference off the lead.
+ */
+#define HOMA_PACE_LEAD_DECAY 16
+
 /* A suggested throttle_min_bytes: shorter messages skip the pacer. */
 #define HOMA_PACE_DEFAULT_THROTTLE_MIN 1000
 
@@ -112,5 +118,6 @@ void homa_pace_charge(struct homa_pace_state *s,
 		      const struct homa_pace_params *p, u32 bytes, int fifo);
 u32 homa_pace_pkt_bytes(u32 payload, u32 segs, u32 hdr_bytes);
 u32 homa_pace_pkt_max(const struct homa_pace_params *p, u32 max_gso);
+u64 homa_pace_lead(u64 lead, u64 late, u64 max);
 
 #endif /* _HOMA_PACE_H */

@@ -14,7 +14,10 @@
  * Control packets and messages shorter than throttle_min_bytes skip the
  * pacer but count in the estimate (homa_xmit_account()). The thread
  * sleeps on a waitqueue while nothing is throttled, and in an hrtimer
- * sleep while the queue drains.
+ * sleep while the queue drains; since such a sleep ends late, the thread
+ * lets the queue exceed the bound by a lead that follows how late its
+ * sleeps ended (homa_pace_lead(), at most pacer_lead_max_ns and one
+ * packet's time).
  * The file also keeps the sender's adaptive unscheduled window, which
  * depends on how much the pacer holds back (homa_rtt.c decides).
  */
@@ -246,25 +249,52 @@ static void homa_pacer_xmit(struct homa_rpc *rpc)
 }
 
 /*
- * One step of the pacer thread: send one throttled packet if the queue
- * has room. Return: 0 to go on at once, or ns to sleep first.
+ * The most lead the thread may take (homa_pace_lead()): pacer_lead_max_ns,
+ * and no more than one full-size DATA packet's time on the link, so the
+ * queue holds at most one packet more than max_nic_queue_ns allows.
  */
-static u64 homa_pacer_step(struct homa_net *hnet)
+static u64 homa_pacer_lead_max(struct homa_net *hnet,
+			       const struct homa_pace_params *p)
+{
+	u32 pkt = homa_pace_pkt_max(p, homa_cfg(hnet, max_gso_size));
+	u64 max = (u32)homa_cfg(hnet, pacer_lead_max_ns);
+
+	return min(max, homa_pace_wire_ns(pkt, p->link_mbps));
+}
+
+/*
+ * One step of the pacer: send one throttled packet if the queue has room.
+ * @wake_at: the thread's, NULL for the timer: when the thread's timed
+ * sleep just before was to end (0 if it did not sleep); set to when the
+ * sleep this step asks for is to end. After a sleep, a queue that ran dry
+ * meanwhile is time the link lost to the thread's wake-up, and how late
+ * it woke moves the lead. Return: 0 to go on at once, or ns to sleep
+ * first.
+ */
+static u64 homa_pacer_step(struct homa_net *hnet, u64 *wake_at)
 {
 	struct homa_pacer *pacer = &hnet->pacer;
 	struct homa_pace_params p;
 	struct homa_rpc *rpc = NULL;
 	struct homa_msgout_peek pk;
-	u64 now, wait = 0;
+	bool slept = wake_at && *wake_at;
+	u64 now, lead_max, wait = 0;
 	bool found;
 	int fifo;
 
 	homa_pace_params_read(hnet, &p);
+	lead_max = homa_pacer_lead_max(hnet, &p);
 	local_bh_disable();
 	spin_lock(&pacer->lock);
 	now = homa_clock_ns();
-	if (homa_pacer_enabled(hnet))
+	if (slept)
+		pacer->lead = homa_pace_lead(pacer->lead, now > *wake_at ?
+					     now - *wake_at : 0, lead_max);
+	if (homa_pacer_enabled(hnet)) {
+		/* At most 1e9 + 1e8 (the sysctl ranges): fits in a u32. */
+		p.max_nic_queue_ns += min(pacer->lead, lead_max);
 		wait = homa_pace_wait_ns(&pacer->state, &p, now);
+	}
 	if (!wait)
 		rpc = __homa_pacer_pick(pacer, &p, &fifo);
 	if (!rpc)
@@ -275,20 +305,28 @@ static u64 homa_pacer_step(struct homa_net *hnet)
 		goto unlock;
 	}
 	found = homa_msgout_peek(rpc, &pk);
-	if (found)
+	if (found) {
+		if (slept && now > pacer->state.link_idle)
+			homa_metric_add(hnet, HOMA_M_pacer_late_ns,
+					now - pacer->state.link_idle);
 		__homa_pacer_account(rpc, &pk, &p, now, fifo);
-	else
+	} else {
 		__homa_pacer_remove(rpc);
+	}
 	spin_unlock(&pacer->lock);
 	if (found)
 		homa_pacer_xmit(rpc);
 	spin_unlock(&rpc->hsk->lock);
 	local_bh_enable();
+	if (wake_at)
+		*wake_at = 0;
 	return 0;
 
 unlock:
 	spin_unlock(&pacer->lock);
 	local_bh_enable();
+	if (wake_at)
+		*wake_at = wait ? now + wait : 0;
 	return wait;
 }
 
@@ -317,7 +355,7 @@ static int homa_pacer_main(void *arg)
 {
 	struct homa_net *hnet = arg;
 	struct homa_pacer *pacer = &hnet->pacer;
-	u64 wait;
+	u64 wake_at = 0, wait;
 
 	while (!kthread_should_stop()) {
 		if (homa_pacer_idle(pacer)) {
@@ -325,9 +363,10 @@ static int homa_pacer_main(void *arg)
 						 kthread_should_stop() ||
 						 !homa_pacer_idle(pacer));
 			homa_metric_inc(hnet, HOMA_M_pacer_wakeups);
+			wake_at = 0;
 			continue;
 		}
-		wait = homa_pacer_step(hnet);
+		wait = homa_pacer_step(hnet, &wake_at);
 		if (wait)
 			homa_pacer_sleep(wait);
 		cond_resched();
@@ -352,7 +391,7 @@ void homa_pacer_tick(struct homa_net *hnet)
 	int i;
 
 	for (i = 0; i < HOMA_PACER_HELP_PKTS && !homa_pacer_idle(pacer); i++)
-		if (homa_pacer_step(hnet))
+		if (homa_pacer_step(hnet, NULL))
 			break;
 
 	spin_lock_bh(&pacer->lock);

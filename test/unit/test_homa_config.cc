@@ -79,6 +79,7 @@ const Expected kExpected[] = {
 	SCALAR(auto_cutoffs, "auto_cutoffs", 1),
 	/* The pacer and RTT-adaptive behaviour (issue 5). */
 	SCALAR(pacer_enable, "pacer_enable", 1),
+	SCALAR(pacer_lead_max_ns, "pacer_lead_max_ns", 0),
 	SCALAR(throttle_min_bytes, "throttle_min_bytes", 1000),
 	SCALAR(rtt_adaptive, "rtt_adaptive", 1),
 	SCALAR(rtt_window_min, "rtt_window_min", 10000),
@@ -642,6 +643,8 @@ TEST(homa_config_check, spec_ranges_from_spec)
 		{ "auto_cutoffs", -1 },		{ "auto_cutoffs", 2 },
 		{ "unsched_cutoffs", -1 },
 		{ "pacer_enable", -1 },		{ "pacer_enable", 2 },
+		{ "pacer_lead_max_ns", -1 },
+		{ "pacer_lead_max_ns", 100000001 },
 		{ "throttle_min_bytes", -1 },	{ "rtt_adaptive", 2 },
 		{ "unsched_adaptive", 2 },	{ "rtt_resend", 2 },
 		{ "rtt_resend_min_us", 0 },

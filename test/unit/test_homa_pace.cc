@@ -635,4 +635,98 @@ TEST(homa_pace, homa_pace_pkt_max__random_vs_model)
 	}
 }
 
+/* ---- homa_pace_lead ------------------------------------------------------ */
+
+TEST(homa_pace, homa_pace_lead__values)
+{
+	/* A later wake-up is taken at once. */
+	EXPECT_EQ(homa_pace_lead(0, 300000, 1000000), 300000u);
+	EXPECT_EQ(homa_pace_lead(300000, 300000, 1000000), 300000u);
+	/* An earlier one takes 1/16 of the difference off (200000 / 16). */
+	EXPECT_EQ(homa_pace_lead(300000, 100000, 1000000), 287500u);
+	EXPECT_EQ(homa_pace_lead(300000, 0, 1000000), 281250u);
+	/* Never above the maximum; 0 turns it off. */
+	EXPECT_EQ(homa_pace_lead(0, 5000000, 1000000), 1000000u);
+	EXPECT_EQ(homa_pace_lead(2000000, 0, 1000000), 1000000u);
+	EXPECT_EQ(homa_pace_lead(300000, 400000, 0), 0u);
+	/* A difference under 16 ns changes nothing. */
+	EXPECT_EQ(homa_pace_lead(100, 90, 1000000), 100u);
+}
+
+/*
+ * The pacer thread on a 16 Mbit/s link (10 KB packets, 5 ms each, 25 us
+ * bound) for @pkts packets, whose timed sleeps end late by a random
+ * amount: mostly up to @late_ns, one in twenty up to twice that. It does
+ * what homa_pacer_step() does: folds each lateness into its lead (with
+ * @lead_max; 0 is the thread without a lead), lets the queue exceed the
+ * bound by the lead, sleeps until a packet may go. Returns the ns the NIC
+ * sat idle between packets, and sets *@queue_max to the longest queue a
+ * packet joined.
+ */
+uint64_t thread_idle_ns(uint64_t lead_max, uint64_t late_ns, int pkts,
+			uint64_t seed, uint64_t *queue_max)
+{
+	std::mt19937_64 rng(seed);
+	homa_pace_params p = params(16, 25000);
+	homa_pace_state s;
+	uint64_t now = 1000, lead = 0, wake_at = 0, idle = 0;
+
+	homa_pace_init(&s, now);
+	*queue_max = 0;
+	for (int sent = 0; sent < pkts;) {
+		homa_pace_params q = p;
+		uint64_t wait;
+
+		if (wake_at)
+			lead = homa_pace_lead(lead, now > wake_at ?
+						    now - wake_at : 0,
+					      lead_max);
+		q.max_nic_queue_ns += std::min<uint64_t>(lead, lead_max);
+		wait = homa_pace_wait_ns(&s, &q, now);
+		if (wait) {
+			uint64_t late = rng() % (late_ns + 1);
+
+			if (rng() % 20 == 0)
+				late *= 2;
+			wake_at = now + wait;
+			now = wake_at + late;
+			continue;
+		}
+		wake_at = 0;
+		if (sent > 0 && now > s.link_idle)
+			idle += now - s.link_idle;
+		*queue_max = std::max<uint64_t>(*queue_max,
+						 homa_pace_queue_ns(&s, now));
+		homa_pace_sent(&s, &p, now, 10060);
+		sent++;
+	}
+	return idle;
+}
+
+TEST(homa_pace, homa_pace_lead__covers_late_wakeups)
+{
+	const uint64_t seed = unit::test_seed();
+	uint64_t q_without, q_with;
+
+	SCOPED_TRACE(unit::seed_msg(seed));
+	/* Wake-ups up to 300 us late (600 us now and then). */
+	uint64_t without = thread_idle_ns(0, 300000, 2000, seed, &q_without);
+	uint64_t with = thread_idle_ns(1000000, 300000, 2000, seed, &q_with);
+
+	/* Without a lead the link idles for most of each lateness. */
+	EXPECT_GT(without, 2000ull * 100000);
+	/* With it, hardly ever: the lead holds the latest wake-up seen. */
+	EXPECT_LT(with, without / 20);
+	/* The queue a packet joins: the bound, plus the lead when on. */
+	EXPECT_LE(q_without, 25000u);
+	EXPECT_LE(q_with, 25000u + 1000000u);
+	EXPECT_GT(q_with, 25000u + 300000u);
+	/* Late beyond the maximum: the lead stops there, the link idles. */
+	uint64_t capped = thread_idle_ns(100000, 300000, 2000, seed, &q_with);
+
+	EXPECT_LE(q_with, 25000u + 100000u);
+	EXPECT_GT(capped, with);
+	EXPECT_LT(capped, without);
+}
+
 } /* namespace */

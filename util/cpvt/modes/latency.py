@@ -127,8 +127,9 @@ def protocol_report(rec, cfg, nhosts, base, slow):
     link_gbps = cfg['mbps'] / 1000.0 * nhosts
     achieved = tot['gbps_out'] + tot['gbps_in']
     offered = cfg['load'] * link_gbps
-    # What the clients' random arrivals came to in this run (the same
-    # for every protocol: the seeds are fixed), when they counted it.
+    # What the clients' random arrivals came to in this run, when they
+    # counted it (close for every protocol but not the same: one random
+    # stream per client also picks each RPC's server as it is sent).
     generated = tot.get('generated_gbps') or None
     wall = max(tot['seconds'], 1e-9)
     cpu_client = (tot['cpu_user_s'] + tot['cpu_sys_s']) / wall
