@@ -256,10 +256,33 @@ static void homa_pacer_xmit(struct homa_rpc *rpc)
 static u64 homa_pacer_lead_max(struct homa_net *hnet,
 			       const struct homa_pace_params *p)
 {
-	u32 pkt = homa_pace_pkt_max(p, homa_cfg(hnet, max_gso_size));
 	u64 max = (u32)homa_cfg(hnet, pacer_lead_max_ns);
+	u32 pkt;
 
+	if (!max)
+		return 0;
+	pkt = homa_pace_pkt_max(p, homa_cfg(hnet, max_gso_size));
 	return min(max, homa_pace_wire_ns(pkt, p->link_mbps));
+}
+
+/*
+ * Fold how late the thread's timed sleep ended (it was to end at
+ * *@wake_at; NULL or 0: no such sleep) into the lead, and add the lead to
+ * @p's queue bound.
+ */
+static void __homa_pacer_lead(struct homa_net *hnet,
+			      struct homa_pace_params *p, u64 now,
+			      const u64 *wake_at)
+{
+	struct homa_pacer *pacer = &hnet->pacer;
+	u64 lead_max = homa_pacer_lead_max(hnet, p);
+
+	lockdep_assert_held(&pacer->lock);
+	if (wake_at && *wake_at)
+		pacer->lead = homa_pace_lead(pacer->lead, now > *wake_at ?
+					     now - *wake_at : 0, lead_max);
+	/* At most 1e9 + 1e8 (the sysctl ranges): fits in a u32. */
+	p->max_nic_queue_ns += min(pacer->lead, lead_max);
 }
 
 /*
@@ -278,23 +301,17 @@ static u64 homa_pacer_step(struct homa_net *hnet, u64 *wake_at)
 	struct homa_rpc *rpc = NULL;
 	struct homa_msgout_peek pk;
 	bool slept = wake_at && *wake_at;
-	u64 now, lead_max, wait = 0;
+	u64 now, wait = 0;
 	bool found;
 	int fifo;
 
 	homa_pace_params_read(hnet, &p);
-	lead_max = homa_pacer_lead_max(hnet, &p);
 	local_bh_disable();
 	spin_lock(&pacer->lock);
 	now = homa_clock_ns();
-	if (slept)
-		pacer->lead = homa_pace_lead(pacer->lead, now > *wake_at ?
-					     now - *wake_at : 0, lead_max);
-	if (homa_pacer_enabled(hnet)) {
-		/* At most 1e9 + 1e8 (the sysctl ranges): fits in a u32. */
-		p.max_nic_queue_ns += min(pacer->lead, lead_max);
+	__homa_pacer_lead(hnet, &p, now, wake_at);
+	if (homa_pacer_enabled(hnet))
 		wait = homa_pace_wait_ns(&pacer->state, &p, now);
-	}
 	if (!wait)
 		rpc = __homa_pacer_pick(pacer, &p, &fifo);
 	if (!rpc)
