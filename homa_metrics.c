@@ -54,6 +54,8 @@ static const struct {
 		    "packets dropped: no memory or route for the sender"),
 	HOMA_METRIC(tx_no_route, "packets not sent: no route to the peer"),
 	HOMA_METRIC(tx_no_memory, "packets not sent: out of memory"),
+	HOMA_METRIC(tx_stack_drops,
+		    "packets the IP layer or a qdisc refused after counting"),
 	HOMA_METRIC(data_resent, "DATA packets sent again after a RESEND"),
 	HOMA_METRIC(gso_segmented,
 		    "large DATA packets cut into segments in software"),

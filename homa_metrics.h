@@ -45,6 +45,8 @@
  * @HOMA_M_drop_no_peer: packets dropped: no memory or route for the sender.
  * @HOMA_M_tx_no_route: packets not sent: no route to the peer.
  * @HOMA_M_tx_no_memory: packets not sent: out of memory.
+ * @HOMA_M_tx_stack_drops: packets counted as sent that the IP layer or a
+ *	qdisc refused (an error or NET_XMIT_DROP from the hand-off).
  * @HOMA_M_data_resent: DATA packets sent again after a RESEND.
  * @HOMA_M_gso_segmented: large DATA packets cut into segments in software.
  * @HOMA_M_resends_sent: RESEND requests sent for missing data.
@@ -164,6 +166,7 @@ enum homa_metric {
 	HOMA_M_drop_no_peer,
 	HOMA_M_tx_no_route,
 	HOMA_M_tx_no_memory,
+	HOMA_M_tx_stack_drops,
 	HOMA_M_data_resent,
 	HOMA_M_gso_segmented,
 	HOMA_M_resends_sent,

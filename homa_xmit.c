@@ -175,7 +175,7 @@ void homa_xmit_skb(struct homa_sock *hsk, struct homa_peer *peer,
 	struct homa_net *hnet = hsk->hnet;
 	struct dst_entry *dst;
 	struct flowi fl;
-	int tos, prio;
+	int tos, prio, err;
 
 	prio = homa_cfg(hnet, priority_map[priority & 7]);
 	tos = prio << 5;
@@ -202,10 +202,13 @@ void homa_xmit_skb(struct homa_sock *hsk, struct homa_peer *peer,
 		skb->ip_summed = CHECKSUM_NONE;
 	}
 	if (ipv6_addr_v4mapped(&peer->addr))
-		__ip_queue_xmit(sk, skb, &fl, tos);
+		err = __ip_queue_xmit(sk, skb, &fl, tos);
 	else
-		ip6_xmit(sk, skb, &fl.u.ip6, sk->sk_mark, NULL, tos,
-			 sk->sk_priority);
+		err = ip6_xmit(sk, skb, &fl.u.ip6, sk->sk_mark, NULL, tos,
+			       sk->sk_priority);
+	/* Counted above as sent; congestion notification is no drop. */
+	if (unlikely(net_xmit_eval(err)))
+		homa_metric_inc(hnet, HOMA_M_tx_stack_drops);
 }
 
 /**
