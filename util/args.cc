@@ -18,7 +18,8 @@ const char *usage_text()
 "               [--server-ports N] [--first-port P] [--ports N]\n"
 "               [--workload w1|w2|w3|w4|w5|starve|BYTES|FILE.csv]\n"
 "               [--workload-dir DIR] [--gbps G] [--client-max M]\n"
-"               [--seconds S] [--one-way | --response-bytes N]\n"
+"               [--seconds S] [--warmup S]\n"
+"               [--one-way | --response-bytes N]\n"
 "               [--unloaded N] [--output FILE]\n"
 "               [--seed X] [--bpages B] [--ipv6]\n"
 "See util/README.md.\n";
@@ -218,6 +219,11 @@ const OptionSpec kOptions[] = {
 	 [](const std::string &v, Options *o, ParseState *, std::string *w) {
 		 return set_double(v, 0.001, 1e7, &o->seconds, w,
 				   " (want a number > 0)");
+	 }},
+	{"--warmup", kClientOnly, false,
+	 [](const std::string &v, Options *o, ParseState *, std::string *w) {
+		 return set_double(v, 0, 1e7, &o->warmup, w,
+				   " (want a number >= 0)");
 	 }},
 	{"--one-way", kClientOnly, true,
 	 [](const std::string &, Options *o, ParseState *, std::string *) {

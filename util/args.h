@@ -25,6 +25,9 @@ struct Options {
 	double gbps = 0;
 	int client_max = 20;
 	double seconds = 10;
+	// Load generated before the counted seconds, not counted (so the
+	// window starts in steady state rather than empty).
+	double warmup = 0;
 	bool one_way = false;
 	int response_bytes = -1;	// --response-bytes (-1: not given)
 	int unloaded = 0;

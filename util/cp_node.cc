@@ -440,8 +440,9 @@ public:
 		: o_(o), w_(w), dests_(dests), rng_(seed), stats_(stats) {}
 	virtual ~ClientPort() {}
 
-	// Generate load until the run's end or g_stop.
-	void run_load(uint64_t start, uint64_t end);
+	// Generate load from @start until @end or g_stop; count arrivals,
+	// sends and completions from @count_from on.
+	void run_load(uint64_t start, uint64_t count_from, uint64_t end);
 	// Sequential RPCs of each representative size; prints per-size lines.
 	void run_unloaded();
 
@@ -593,7 +594,8 @@ void ClientPort::drain()
 	}
 }
 
-void ClientPort::run_load(uint64_t start, uint64_t end)
+void ClientPort::run_load(uint64_t start, uint64_t count_from,
+			  uint64_t end)
 {
 	bool open = o_.gbps > 0;
 	double gap = open ? mean_interarrival_ns(w_.mean(),
@@ -603,17 +605,21 @@ void ClientPort::run_load(uint64_t start, uint64_t end)
 	uint32_t held = 0;		// closed loop: a request not yet sent
 	double next = static_cast<double>(start) + (open ? exponential(rng_, gap) : 0);
 
+	counting_ = start >= count_from;
 	while (!g_stop.load(std::memory_order_relaxed)) {
 		uint64_t now = now_ns();
 		if (now >= end)
 			break;
+		if (!counting_ && now >= count_from)
+			counting_ = true;
 		if (open) {
 			while (next <= static_cast<double>(now)) {
 				if (backlog.size() < 10000000) {
 					uint32_t len = w_.sample(rng_);
 
 					backlog.push_back(len);
-					note_offered(len);
+					if (next >= static_cast<double>(count_from))
+						note_offered(len);
 				}
 				next += exponential(rng_, gap);
 			}
@@ -627,6 +633,9 @@ void ClientPort::run_load(uint64_t start, uint64_t end)
 				timeout,
 				static_cast<int64_t>(next) -
 					static_cast<int64_t>(now));
+		if (!counting_)
+			timeout = std::min<int64_t>(
+				timeout, static_cast<int64_t>(count_from - now));
 		timeout = std::min<int64_t>(timeout, 100000000);
 		wait(timeout);
 	}
@@ -1017,10 +1026,11 @@ void print_client_line(const Options &o, const Workload &w,
 				      ? std::to_string(o.response_bytes)
 				      : o.one_way ? "one-way" : "echo";
 	printf("client: protocol=%s workload=%s mean_bytes=%.0f ports=%d "
-	       "destinations=%zu client_max=%d gbps=%.3f replies=%s seed=%"
-	       PRIu64 "\n",
+	       "destinations=%zu client_max=%d gbps=%.3f replies=%s "
+	       "warmup_s=%g seed=%" PRIu64 "\n",
 	       o.tcp ? "tcp" : "homa", o.workload.c_str(), w.mean(), o.ports,
-	       ndests, o.client_max, o.gbps, replies.c_str(), seed);
+	       ndests, o.client_max, o.gbps, replies.c_str(),
+	       o.unloaded > 0 ? 0.0 : o.warmup, seed);
 	fflush(stdout);
 }
 
@@ -1091,9 +1101,11 @@ void print_status(StatsList &stats, uint64_t now, StatusPrev *prev)
 // SIGINT or SIGTERM set g_stop and, for a loaded run, end the measurement
 // (@load_end).
 void status_loop(const Options &o, StatsList &stats, uint64_t start,
+		 uint64_t count_from, struct rusage *ru0,
 		 const std::atomic<int> &running,
 		 std::atomic<uint64_t> *load_end)
 {
+	bool counting = start >= count_from;
 	sigset_t set;
 	StatusPrev prev;
 
@@ -1104,6 +1116,12 @@ void status_loop(const Options &o, StatsList &stats, uint64_t start,
 	while (running.load() > 0) {
 		uint64_t next_tick = start + (prev.tick + 1) * 1000000000ull;
 		uint64_t now = now_ns();
+		if (!counting && now >= count_from) {
+			getrusage(RUSAGE_SELF, ru0);
+			counting = true;
+		}
+		if (!counting)
+			next_tick = std::min(next_tick, count_from);
 		if (now < next_tick) {
 			uint64_t wait = std::min<uint64_t>(next_tick - now,
 							   50000000);
@@ -1186,7 +1204,10 @@ int run_client(const Options &o)
 		make_ports(o, w, dests, seed, nports, &stats);
 	struct rusage ru0, ru1;
 	getrusage(RUSAGE_SELF, &ru0);
-	uint64_t start = now_ns();
+	uint64_t load_start = now_ns();
+	uint64_t start = load_start;
+	if (o.unloaded == 0)
+		start += static_cast<uint64_t>(o.warmup * 1e9);
 	uint64_t end = start + static_cast<uint64_t>(o.seconds * 1e9);
 	std::atomic<int> running{nports};
 	std::atomic<uint64_t> load_end{0};
@@ -1197,11 +1218,11 @@ int run_client(const Options &o)
 			if (o.unloaded > 0)
 				p->run_unloaded();
 			else
-				p->run_load(start, end);
+				p->run_load(load_start, start, end);
 			running--;
 		});
 	}
-	status_loop(o, stats, start, running, &load_end);
+	status_loop(o, stats, load_start, start, &ru0, running, &load_end);
 	for (auto &t : threads)
 		t.join();
 	uint64_t finish = now_ns();
@@ -1210,9 +1231,8 @@ int run_client(const Options &o)
 	uint64_t stop = load_end.load();
 	if (o.unloaded > 0 || stop == 0)
 		stop = o.unloaded > 0 ? finish : std::min(finish, end);
-	double secs = (stop - start) / 1e9;
-	if (secs <= 0)
-		secs = 1e-9;
+	// Stopped during the warm-up: nothing was counted.
+	double secs = stop > start ? (stop - start) / 1e9 : 1e-9;
 	if (out)
 		write_samples(o, out, stats);
 	print_summary(o, stats, secs, ru0, ru1);

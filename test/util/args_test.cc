@@ -81,6 +81,7 @@ TEST(Args, parse_options__client_defaults)
 	EXPECT_EQ(o.gbps, 0);
 	EXPECT_EQ(o.client_max, 20);
 	EXPECT_EQ(o.seconds, 10);
+	EXPECT_EQ(o.warmup, 0);
 	EXPECT_FALSE(o.one_way);
 	EXPECT_EQ(o.response_bytes, -1);
 	EXPECT_EQ(o.unloaded, 0);
@@ -94,7 +95,8 @@ TEST(Args, parse_options__client_all)
 	Options o = good(
 		"client --protocol tcp --servers a,b,fd00::2 --server-ports 4 "
 		"--first-port 7000 --ports 2 --workload 100000 --gbps 0.5 "
-		"--client-max 7 --seconds 2.5 --one-way --unloaded 10 "
+		"--client-max 7 --seconds 2.5 --warmup 1.5 --one-way "
+		"--unloaded 10 "
 		"--output /tmp/x --seed 0x10 --ipv6 --workload-dir /w "
 		"--bpages 20");
 	ASSERT_EQ(o.servers.size(), 3u);
@@ -106,6 +108,7 @@ TEST(Args, parse_options__client_all)
 	EXPECT_DOUBLE_EQ(o.gbps, 0.5);
 	EXPECT_EQ(o.client_max, 7);
 	EXPECT_DOUBLE_EQ(o.seconds, 2.5);
+	EXPECT_DOUBLE_EQ(o.warmup, 1.5);
 	EXPECT_TRUE(o.one_way);
 	EXPECT_EQ(o.unloaded, 10);
 	EXPECT_EQ(o.output, "/tmp/x");
@@ -181,6 +184,8 @@ TEST(Args, parse_options__bad)
 	bad("client --protocol homa --servers a --client-max 0");
 	bad("client --protocol homa --servers a --seconds 0");
 	bad("client --protocol homa --servers a --seconds abc");
+	bad("client --protocol homa --servers a --warmup -1");
+	bad("server --protocol homa --warmup 1");
 	bad("client --protocol homa --servers a --unloaded -1");
 	bad("client --protocol homa --servers a --seed -3");
 	bad("client --protocol homa --servers a --one-way=1");

@@ -743,16 +743,22 @@ class MiscTest(unittest.TestCase):
         self.assertEqual((cfg.mode, cfg.workload, cfg.load, cfg.hosts,
                           cfg.mbps), ('latency', 'w4', 0.8, 4, 16))
         self.assertEqual(cfg.protocols, ['homa', 'tcp', 'dctcp'])
+        self.assertEqual((cfg.seconds, cfg.warmup), (60, 20))
         cfg = options.parse_args(['--mode', 'loss'])
         self.assertEqual((cfg.message_bytes, cfg.loss_pct, cfg.protocols),
                          (1000000, 10.0, ['homa', 'tcp']))
         cfg = options.parse_args(['--mode', 'throughput'])
-        self.assertEqual(cfg.message_bytes, 500000)
+        self.assertEqual((cfg.message_bytes, cfg.warmup), (500000, 0))
         cfg = options.parse_args(['--mode', 'incast'])
         self.assertEqual((cfg.hosts, cfg.mbps, cfg.seconds, cfg.client_max,
                           cfg.request_bytes, cfg.response_bytes),
                          (8, 16, 20, 64, 100, 100000))
         self.assertEqual(cfg.protocols, ['homa', 'homa-noincast', 'tcp'])
+
+    def test_bad_warmup(self):
+        with contextlib.redirect_stderr(io.StringIO()), \
+                self.assertRaises(SystemExit):
+            options.parse_args(['--warmup', '-1'])
 
     def test_incast_bad_sizes(self):
         for args in (['--request-bytes', '4'], ['--response-bytes', '0'],
@@ -880,8 +886,16 @@ class ExperimentTest(unittest.TestCase):
 
     def test_latency(self):
         runner, report, out = self.run_mode(['--seconds', '1',
-                                             '--unloaded', '2'])
+                                             '--unloaded', '2',
+                                             '--warmup', '3'])
         self.assertEqual(runner.prepared, ['homa', 'tcp', 'dctcp'])
+        # The loaded clients (not the baseline's) get the warm-up.
+        warm = [a[a.index('--warmup') + 1] if '--warmup' in a else None
+                for _, a in runner.started if '--gbps' in a]
+        self.assertEqual(warm, ['3'] * 9)
+        self.assertFalse(any('--warmup' in a for _, a in runner.started
+                             if '--unloaded' in a))
+        self.assertIn('1s counted after a 3s warm-up', report['table'][1])
         self.assertEqual(sorted(report['protocols']),
                          ['dctcp', 'homa', 'tcp'])
         homa = report['protocols']['homa']

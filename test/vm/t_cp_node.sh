@@ -2,9 +2,9 @@
 # The cp_node benchmark (util/build/cp_node, built with "make -C util")
 # between two hosts: a server per protocol in cpn2, short clients in cpn1
 # over Homa and TCP (workload w1 and a fixed 100000-byte workload, closed
-# and open loop, one-way replies, IPv6, the unloaded mode, a full transmit
-# memory). Each client's summary line must show RPCs and no errors, and
-# its output file must hold one line per RPC.
+# and open loop, a warm-up, one-way replies, IPv6, the unloaded mode, a
+# full transmit memory). Each client's summary line must show RPCs and no
+# errors, and its output file must hold one line per RPC.
 #
 #   [cpn1] veth1 10.9.0.1 fd09::1 ---- veth2 10.9.0.2 fd09::2 [cpn2]
 # shellcheck source=test/vm/lib.sh
@@ -68,6 +68,17 @@ cp_client "homa w1 open loop" --protocol homa --servers 10.9.0.2 \
 	--workload w1 --gbps 0.001 --seconds 2 --seed 1
 check_eq "homa open loop: offered load" \
 	"$(summary_field "$LAST_LOG" offered_gbps)" 0.001
+# A warm-up of 1.5 s: load from the start, counted only after it.
+cp_client "homa warm-up" --protocol homa --servers 10.9.0.2 \
+	--workload 100000 --warmup 1.5 --seconds 1 --client-max 2
+check_eq "homa warm-up: second 1 counted nothing" \
+	"$(sed -n 's/^status: t=1 kops=\([0-9.]*\) .*/\1/p' "$LAST_LOG")" 0.00
+check "homa warm-up: RPCs outstanding in second 1" test "$(sed -n \
+	's/^status: t=1 .* outstanding=\([0-9]*\)$/\1/p' "$LAST_LOG")" -gt 0
+check_eq "homa warm-up: the counted seconds" \
+	"$(summary_field "$LAST_LOG" seconds)" 1.0
+check "homa warm-up: RPCs counted after it" \
+	test "$(summary_field "$LAST_LOG" rpcs)" -gt 0
 cp_client "homa one-way" --protocol homa --servers 10.9.0.2 \
 	--workload 100000 --one-way --seconds 2 --client-max 2
 cp_client "homa IPv6 w1" --protocol homa --ipv6 --servers fd09::2 \

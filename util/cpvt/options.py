@@ -11,7 +11,8 @@ from .modes import MODES
 # Defaults that depend on the mode (None in the parser): these, unless the
 # mode's DEFAULTS say otherwise.
 DEFAULTS = {'hosts': 4, 'mbps': 16, 'protocols': 'homa,tcp',
-            'message_bytes': 500000, 'loss_pct': 0, 'unloaded': 5}
+            'message_bytes': 500000, 'loss_pct': 0, 'unloaded': 5,
+            'warmup': 0}
 
 
 def add_run_options(ap):
@@ -27,6 +28,10 @@ def add_run_options(ap):
                     help='length of each loaded run (default 60 latency, '
                     '20 throughput, 30 loss, 20 incast, 15 rttwin, 12 '
                     'share)')
+    ap.add_argument('--warmup', type=int, default=None,
+                    help='latency mode: seconds of load before the counted '
+                    '--seconds, so that the count starts in steady state '
+                    '(default 20)')
     ap.add_argument('--hosts', type=int, default=None,
                     help='test-bed hosts (default 4; 2 for throughput/loss, '
                     '8 for incast: h0 the client, the rest servers; rttwin '
@@ -185,5 +190,7 @@ def parse_args(argv):
         ap.error('--profile runs perf in the VM: not with --hosts-file')
     if not 1 <= cfg.profile_freq <= 10000:
         ap.error('--profile-freq: 1..10000')
+    if cfg.warmup < 0:
+        ap.error('--warmup: 0 or more seconds')
     MODES[cfg.mode].finish(cfg, ap.error)
     return cfg

@@ -16,7 +16,7 @@ from ..table import Table, fmt_num, fmt_size
 from ..common import log
 
 NAME = 'latency'
-DEFAULTS = {'seconds': 60, 'client_max': 200,
+DEFAULTS = {'seconds': 60, 'client_max': 200, 'warmup': 20,
             'protocols': 'homa,tcp,dctcp'}
 
 
@@ -55,20 +55,21 @@ def run_loaded(runner, proto, cfg, outdir, rec, common):
     """The loaded run: every host a client sending to all the others."""
     n = runner.n()
     gbps = per_client_gbps(cfg)
-    log('%s: loaded, %d clients at %.4f Gbps each for %ds'
-        % (proto, n, gbps, cfg.seconds))
+    log('%s: loaded, %d clients at %.4f Gbps each for %ds after a %ds '
+        'warm-up' % (proto, n, gbps, cfg.seconds, cfg.warmup))
     jobs = []
     for i in range(n):
         others = [runner.addr(j) for j in range(n) if j != i]
         jobs.append((i, others, common + [
             '--gbps', '%.6f' % gbps, '--seconds', str(cfg.seconds),
+            '--warmup', str(cfg.warmup),
             '--ports', str(cfg.client_ports),
             '--client-max', str(cfg.client_max),
             '--seed', str(1000 + i)], '%s-load-h%d.rtt' % (proto, i)))
     stat0 = runner.cpu_stat()
     t0 = time.time()
     rec['loaded'] = run_clients(runner, proto, 'loaded', jobs, outdir,
-                                cfg, cfg.seconds + 120)
+                                cfg, cfg.seconds + cfg.warmup + 120)
     rec['loaded_wall'] = time.time() - t0
     stat1 = runner.cpu_stat()
     rec['cpu_busy'] = [cpu_busy(a, b) for a, b in zip(stat0, stat1)]
@@ -199,9 +200,11 @@ def table_lines(raw, per_proto, lines, report):
     cfg = raw['config']
     out = ['Slowdown (RTT / unloaded RTT of the same size) per tenth of '
            'the messages sorted by size',
-           'workload %s, load %.0f%% of %g Mbit/s, %d hosts, %ds, %s' % (
+           'workload %s, load %.0f%% of %g Mbit/s, %d hosts, %ds%s, %s' % (
                cfg['workload'], 100 * cfg['load'], cfg['mbps'],
                len(raw['hosts']), cfg['seconds'],
+               (' counted after a %ds warm-up' % cfg['warmup'])
+               if cfg.get('warmup') else '',
                'one-way messages' if cfg['one_way'] else 'echo RPCs')]
     if per_proto:
         out.append(decile_table(per_proto))
