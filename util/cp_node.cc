@@ -424,6 +424,10 @@ struct PortStats {
 	uint64_t errors = 0;
 	uint64_t bytes_out = 0;	// request bytes sent in the window
 	uint64_t bytes_in = 0;	// response bytes received in the window
+	// Request plus response bytes of the RPCs completed in the window:
+	// what the network carried to the end (bytes_out counts requests
+	// when they are handed over, delivered or not).
+	uint64_t bytes_done = 0;
 	// Open loop: request plus expected response bytes of the requests
 	// that arrived in the window, sent or not (the load generated).
 	uint64_t bytes_offered = 0;
@@ -548,6 +552,7 @@ void ClientPort::complete(uint32_t req_len, uint64_t start,
 	}
 	stats_->rpcs++;
 	stats_->bytes_in += reply_len;
+	stats_->bytes_done += req_len + reply_len;
 	stats_->interval_rtts.push_back(rtt);
 	stats_->samples.push_back({req_len, rtt});
 	if (unloaded_rtts_)
@@ -1155,7 +1160,7 @@ void write_samples(const Options &o, FILE *out, const StatsList &stats)
 void print_summary(const Options &o, const StatsList &stats, double secs,
 		   const struct rusage &ru0, const struct rusage &ru1)
 {
-	uint64_t rpcs = 0, errors = 0, bout = 0, bin = 0, boff = 0;
+	uint64_t rpcs = 0, errors = 0, bout = 0, bin = 0, boff = 0, bdone = 0;
 	std::vector<uint64_t> all;
 
 	for (auto &s : stats) {
@@ -1164,6 +1169,7 @@ void print_summary(const Options &o, const StatsList &stats, double secs,
 		bout += s->bytes_out;
 		bin += s->bytes_in;
 		boff += s->bytes_offered;
+		bdone += s->bytes_done;
 		for (const Sample &x : s->samples)
 			all.push_back(x.rtt_ns);
 	}
@@ -1172,13 +1178,14 @@ void print_summary(const Options &o, const StatsList &stats, double secs,
 	       "kops=%.2f gbps_out=%.3f gbps_in=%.3f offered_gbps=%.3f "
 	       "p50_us=%" PRIu64 " p99_us=%" PRIu64
 	       " cpu_user_s=%.2f cpu_sys_s=%.2f bytes_out=%" PRIu64
-	       " bytes_in=%" PRIu64 " bytes_offered=%" PRIu64 "\n",
+	       " bytes_in=%" PRIu64 " bytes_offered=%" PRIu64
+	       " bytes_done=%" PRIu64 "\n",
 	       rpcs, errors, secs, rpcs / secs / 1e3, bout * 8 / secs / 1e9,
 	       bin * 8 / secs / 1e9, o.unloaded > 0 ? 0.0 : o.gbps,
 	       p[0] / 1000, p[1] / 1000,
 	       cpu_seconds(ru1.ru_utime) - cpu_seconds(ru0.ru_utime),
 	       cpu_seconds(ru1.ru_stime) - cpu_seconds(ru0.ru_stime), bout,
-	       bin, boff);
+	       bin, boff, bdone);
 	fflush(stdout);
 }
 

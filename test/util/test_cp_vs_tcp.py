@@ -718,8 +718,9 @@ class MiscTest(unittest.TestCase):
         one = {'rpcs': 10, 'errors': 0, 'seconds': 60.0,
                'gbps_out': 0.006, 'gbps_in': 0.006,
                'bytes_out': 46500000, 'bytes_in': 46500000,
-               'bytes_offered': 97500000}
+               'bytes_offered': 97500000, 'bytes_done': 90000000}
         tot = stats.sum_summaries([one] * 4)
+        self.assertAlmostEqual(tot['completed_gbps'], 4 * 0.012)
         self.assertAlmostEqual(tot['gbps_out'], 4 * 0.0062)
         self.assertAlmostEqual(tot['gbps_in'], 4 * 0.0062)
         self.assertAlmostEqual(tot['generated_gbps'], 4 * 0.013)
@@ -731,6 +732,7 @@ class MiscTest(unittest.TestCase):
         self.assertAlmostEqual(tot['gbps_in'], 0.010)
         # One client without the generated load: no total.
         self.assertIsNone(stats.sum_summaries([one, old])['generated_gbps'])
+        self.assertIsNone(stats.sum_summaries([one, old])['completed_gbps'])
 
     def test_gbps_per_client(self):
         cfg = options.parse_args(['--mbps', '20', '--load', '0.5'])
@@ -802,9 +804,13 @@ with open(opt('--output'), 'w') as f:
     f.write('# request_length_bytes rtt_ns\n')
     for s, r in lines:
         f.write('%d %d\n' % (s, r))
+# A loaded run: of 2.5 MB generated, 2 MB in completed RPCs.
+counts = (' bytes_out=1250000 bytes_in=0 bytes_offered=2500000 '
+          'bytes_done=2000000' if '--gbps' in a else '')
 print('summary: rpcs=%d errors=0 seconds=1.0 kops=0.20 gbps_out=0.010 '
       'gbps_in=0.000 offered_gbps=%s p50_us=2 p99_us=9 cpu_user_s=0.10 '
-      'cpu_sys_s=0.30' % (len(lines), opt('--gbps', '0')), flush=True)
+      'cpu_sys_s=0.30%s' % (len(lines), opt('--gbps', '0'), counts),
+      flush=True)
 '''
 
 
@@ -909,6 +915,12 @@ class ExperimentTest(unittest.TestCase):
         self.assertAlmostEqual(homa['client_cpu_cores'], 3 * 0.4)
         # 3 hosts x 16 Mbit/s x 0.8.
         self.assertAlmostEqual(homa['offered_link_gbps'], 0.0384)
+        # Carried: the completed RPCs' bytes, not the requests sent.
+        self.assertAlmostEqual(homa['carried_fraction'], 0.8)
+        self.assertAlmostEqual(homa['completed_link_gbps'], 0.048)
+        self.assertTrue(any('RPCs completed 0.0480 Gbps, 80.0% of the '
+                            '0.0600 Gbps generated' in l
+                            for l in report['table']))
         self.assertTrue(any('tenth' in l for l in report['table']))
         self.assertTrue(os.path.exists(os.path.join(out,
                                                     'homa-load-h2.rtt')))

@@ -64,6 +64,9 @@ cp_client "homa 100000 B" --protocol homa --servers 10.9.0.2 \
 	--server-ports 2 --workload 100000 --seconds 2 --client-max 2
 sizes=$(grep -v '^#' "$LAST_OUT" | cut -d' ' -f1 | sort -u)
 check_eq "homa 100000 B: request lengths" "$sizes" 100000
+check_eq "homa 100000 B: bytes_done, request and echo of each RPC" \
+	"$(summary_field "$LAST_LOG" bytes_done)" \
+	$(($(summary_field "$LAST_LOG" rpcs) * 200000))
 cp_client "homa w1 open loop" --protocol homa --servers 10.9.0.2 \
 	--workload w1 --gbps 0.001 --seconds 2 --seed 1
 check_eq "homa open loop: offered load" \

@@ -97,6 +97,8 @@ def exact_rates(s):
     s['gbps_in'] = s['bytes_in'] * 8 / secs / 1e9
     if 'bytes_offered' in s:
         s['generated_gbps'] = s['bytes_offered'] * 8 / secs / 1e9
+    if 'bytes_done' in s:
+        s['completed_gbps'] = s['bytes_done'] * 8 / secs / 1e9
     return s
 
 
@@ -109,9 +111,12 @@ def sum_summaries(sums):
     out = {k: sum(s.get(k, 0) for s in sums) for k in keys}
     # The load the clients generated (request plus response bytes of the
     # requests that arrived), if every client counted it.
-    gen = [s.get('generated_gbps') for s in sums]
-    out['generated_gbps'] = (sum(gen) if gen and None not in gen
-                             else None)
+    # And what the network carried to the end: the request plus response
+    # bytes of the RPCs completed (gbps_out counts requests when they are
+    # handed over, delivered or not).
+    for key in ('generated_gbps', 'completed_gbps'):
+        vals = [s.get(key) for s in sums]
+        out[key] = sum(vals) if vals and None not in vals else None
     out['seconds'] = max([s.get('seconds', 0) for s in sums] or [0])
     out['clients'] = len(sums)
     return out

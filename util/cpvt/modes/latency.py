@@ -132,6 +132,10 @@ def protocol_report(rec, cfg, nhosts, base, slow):
     # counted it (close for every protocol but not the same: one random
     # stream per client also picks each RPC's server as it is sent).
     generated = tot.get('generated_gbps') or None
+    # The carried load: request plus response bytes of the RPCs completed
+    # (older cp_nodes: requests sent plus responses received).
+    completed = tot.get('completed_gbps')
+    carried = completed if completed is not None else achieved
     wall = max(tot['seconds'], 1e-9)
     cpu_client = (tot['cpu_user_s'] + tot['cpu_sys_s']) / wall
     busy = [b for b in rec.get('cpu_busy', []) if b is not None]
@@ -141,7 +145,8 @@ def protocol_report(rec, cfg, nhosts, base, slow):
         'offered_link_gbps': offered,
         'achieved_link_gbps': achieved,
         'generated_link_gbps': generated,
-        'carried_fraction': achieved / generated if generated else None,
+        'completed_link_gbps': completed,
+        'carried_fraction': carried / generated if generated else None,
         'request_gbps': tot['gbps_out'],
         'cp_node_offered_gbps': tot['offered_gbps'],
         'client_cpu_cores': cpu_client,
@@ -157,8 +162,10 @@ def protocol_report(rec, cfg, nhosts, base, slow):
             'Mbit/s links%s); %d RPCs, %d errors; clients used %.2f CPUs%s' % (
                 p, offered, achieved, 100 * achieved / link_gbps, nhosts,
                 cfg['mbps'],
-                ('; %.1f%% of the %.4f Gbps generated' % (
-                    100 * achieved / generated, generated))
+                ('; %s %.4f Gbps, %.1f%% of the %.4f Gbps generated' % (
+                    'RPCs completed' if completed is not None else
+                    'carried', carried, 100 * carried / generated,
+                    generated))
                 if generated else '',
                 tot['rpcs'], tot['errors'], cpu_client,
                 ('; machine CPU %s busy' % ', '.join(
