@@ -804,9 +804,11 @@ with open(opt('--output'), 'w') as f:
     f.write('# request_length_bytes rtt_ns\n')
     for s, r in lines:
         f.write('%d %d\n' % (s, r))
-# A loaded run: of 2.5 MB generated, 2 MB in completed RPCs.
+# A loaded run: of 2.5 MB generated, 1.5, 2 and 2.5 MB in completed RPCs
+# on the hosts of seeds 1000, 1001 and 1002 (6 of 7.5 MB in all).
+done = 2000000 + (int(opt('--seed', '1001')) - 1001) * 500000
 counts = (' bytes_out=1250000 bytes_in=0 bytes_offered=2500000 '
-          'bytes_done=2000000' if '--gbps' in a else '')
+          'bytes_done=%d' % done if '--gbps' in a else '')
 print('summary: rpcs=%d errors=0 seconds=1.0 kops=0.20 gbps_out=0.010 '
       'gbps_in=0.000 offered_gbps=%s p50_us=2 p99_us=9 cpu_user_s=0.10 '
       'cpu_sys_s=0.30%s' % (len(lines), opt('--gbps', '0'), counts),
@@ -920,6 +922,16 @@ class ExperimentTest(unittest.TestCase):
         self.assertAlmostEqual(homa['completed_link_gbps'], 0.048)
         self.assertTrue(any('RPCs completed 0.0480 Gbps, 80.0% of the '
                             '0.0600 Gbps generated' in l
+                            for l in report['table']))
+        # Per host: 2.5 MB in 1 s is 125% of a 16 Mbit/s link; completed
+        # 1.5, 2 and 2.5 MB of it.
+        self.assertEqual([h['host'] for h in homa['hosts']],
+                         ['h0', 'h1', 'h2'])
+        for h, want in zip(homa['hosts'], (0.6, 0.8, 1.0)):
+            self.assertAlmostEqual(h['generated_link_fraction'], 1.25)
+            self.assertAlmostEqual(h['carried_fraction'], want)
+        self.assertTrue(any('h0 125.0% -> 60.0%, h1 125.0% -> 80.0%, '
+                            'h2 125.0% -> 100.0%' in l
                             for l in report['table']))
         self.assertTrue(any('tenth' in l for l in report['table']))
         self.assertTrue(os.path.exists(os.path.join(out,

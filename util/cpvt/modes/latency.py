@@ -10,8 +10,8 @@ from ..experiment import (per_client_gbps, per_protocol, run_clients,
                           load_samples)
 from ..parse import cpu_busy
 from ..plots import plot_latency
-from ..stats import (deciles, make_baseline, percentile, slowdowns,
-                     split_even, sum_summaries)
+from ..stats import (deciles, exact_rates, make_baseline, percentile,
+                     slowdowns, split_even, sum_summaries)
 from ..table import Table, fmt_num, fmt_size
 from ..common import log
 
@@ -119,6 +119,39 @@ def decile_table(per_proto, parts=10):
     return '\n'.join(lines)
 
 
+def host_shares(rec, mbps):
+    """Per loaded client (one per host), the load it generated as a
+    fraction of its host's link, and the fraction of that its completed
+    RPCs carried: a host whose random arrivals came to more than its link
+    in the counted window falls behind under any protocol. Clients that
+    did not count both are left out."""
+    out = []
+    for r in rec['loaded']:
+        s = exact_rates(r['summary']) if r.get('summary') else {}
+        gen, done = s.get('generated_gbps'), s.get('completed_gbps')
+        if gen is None or done is None:
+            continue
+        host = r['host']
+        out.append({'host': 'h%d' % host if isinstance(host, int)
+                    else str(host),
+                    'generated_link_fraction': gen / (mbps / 1000.0),
+                    'carried_fraction': done / gen if gen else None})
+    return out
+
+
+def host_shares_line(shares):
+    """The per-host line under a protocol's line, or '' if none."""
+    if not shares:
+        return ''
+    return ('       per host, generated (of its link) -> completed (of '
+            'that): ' + ', '.join(
+                '%s %.1f%% -> %s' % (
+                    h['host'], 100 * h['generated_link_fraction'],
+                    '%.1f%%' % (100 * h['carried_fraction'])
+                    if h['carried_fraction'] is not None else '-')
+                for h in shares))
+
+
 def protocol_report(rec, cfg, nhosts, base, slow):
     """The summary.json entry of one protocol and its line under the
     table."""
@@ -157,6 +190,7 @@ def protocol_report(rec, cfg, nhosts, base, slow):
         'baseline_seconds': rec.get('baseline_seconds'),
         'deciles': deciles(slow),
         'clients': sums,
+        'hosts': host_shares(rec, cfg['mbps']),
     }
     line = ('%-6s offered %.4f Gbps, achieved %.4f Gbps (%.1f%% of %d x %g '
             'Mbit/s links%s); %d RPCs, %d errors; clients used %.2f CPUs%s' % (
@@ -170,6 +204,9 @@ def protocol_report(rec, cfg, nhosts, base, slow):
                 tot['rpcs'], tot['errors'], cpu_client,
                 ('; machine CPU %s busy' % ', '.join(
                     '%.0f%%' % (100 * b) for b in busy)) if busy else ''))
+    per_host = host_shares_line(entry['hosts'])
+    if per_host:
+        line += '\n' + per_host
     return entry, line
 
 
