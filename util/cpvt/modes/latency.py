@@ -131,9 +131,7 @@ def host_shares(rec, mbps):
         gen, done = s.get('generated_gbps'), s.get('completed_gbps')
         if gen is None or done is None:
             continue
-        host = r['host']
-        out.append({'host': 'h%d' % host if isinstance(host, int)
-                    else str(host),
+        out.append({'host': 'h%d' % r['host'],
                     'generated_link_fraction': gen / (mbps / 1000.0),
                     'carried_fraction': done / gen if gen else None})
     return out
