@@ -79,7 +79,7 @@ const Expected kExpected[] = {
 	SCALAR(auto_cutoffs, "auto_cutoffs", 1),
 	/* The pacer and RTT-adaptive behaviour (issue 5). */
 	SCALAR(pacer_enable, "pacer_enable", 1),
-	SCALAR(pacer_lead_max_ns, "pacer_lead_max_ns", 0),
+	SCALAR(pacer_lead_max_ns, "pacer_lead_max_ns", 1000000),
 	SCALAR(throttle_min_bytes, "throttle_min_bytes", 1000),
 	SCALAR(rtt_adaptive, "rtt_adaptive", 1),
 	SCALAR(rtt_window_min, "rtt_window_min", 10000),
