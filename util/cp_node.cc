@@ -441,7 +441,8 @@ public:
 	ClientPort(const Options &o, const Workload &w,
 		   const std::vector<SockAddr> &dests, uint64_t seed,
 		   PortStats *stats)
-		: o_(o), w_(w), dests_(dests), rng_(seed), stats_(stats) {}
+		: o_(o), w_(w), dests_(dests),
+		  stream_(w, dests.size(), seed), stats_(stats) {}
 	virtual ~ClientPort() {}
 
 	// Generate load from @start until @end or g_stop; count arrivals,
@@ -479,7 +480,7 @@ protected:
 	const Options &o_;
 	const Workload &w_;
 	const std::vector<SockAddr> &dests_;
-	Rng rng_;
+	RequestStream stream_;
 	PortStats *stats_;
 	int64_t outstanding_ = 0;
 	bool counting_ = true;	// false while draining after the window
@@ -487,28 +488,26 @@ protected:
 	std::vector<uint64_t> *unloaded_rtts_ = nullptr;
 
 private:
-	SendResult send_one(uint32_t length);
+	// Send @req to its server, or to the next usable one.
+	SendResult send_one(const Request &req);
 	// Send requests while fewer than client_max are outstanding: from
 	// @backlog (open loop) or new ones, *@held first (closed loop); a
 	// request that cannot go now goes back there.
-	void send_more(bool open, std::deque<uint32_t> *backlog,
-		       uint32_t *held);
+	void send_more(bool open, std::deque<Request> *backlog,
+		       Request *held);
 	// After the measurement: up to 2 s for the outstanding RPCs to
 	// finish, not counted.
 	void drain();
 };
 
-ClientPort::SendResult ClientPort::send_one(uint32_t length)
+ClientPort::SendResult ClientPort::send_one(const Request &req)
 {
 	size_t n = dests_.size();
-	size_t d = static_cast<size_t>(uniform01(rng_) * n);
 
-	if (d >= n)
-		d = n - 1;
 	for (size_t k = 0; k < n; k++) {
-		size_t dd = (d + k) % n;
+		size_t dd = (req.dest + k) % n;
 		if (usable(dd))
-			return start_rpc(dd, length);
+			return start_rpc(dd, req.length);
 	}
 	die("every connection to the servers has failed");
 }
@@ -559,24 +558,24 @@ void ClientPort::complete(uint32_t req_len, uint64_t start,
 		unloaded_rtts_->push_back(rtt);
 }
 
-void ClientPort::send_more(bool open, std::deque<uint32_t> *backlog,
-			   uint32_t *held)
+void ClientPort::send_more(bool open, std::deque<Request> *backlog,
+			   Request *held)
 {
 	while (outstanding_ < o_.client_max && (!open || !backlog->empty())) {
-		uint32_t len;
+		Request req;
 		if (open) {
-			len = backlog->front();
+			req = backlog->front();
 			backlog->pop_front();
 		} else {
-			len = *held ? *held : w_.sample(rng_);
-			*held = 0;
+			req = held->length ? *held : stream_.next();
+			held->length = 0;
 		}
-		SendResult r = send_one(len);
+		SendResult r = send_one(req);
 		if (r == kBlocked) {
 			if (open)
-				backlog->push_front(len);
+				backlog->push_front(req);
 			else
-				*held = len;
+				*held = req;
 			break;
 		}
 		if (r == kFailed) {
@@ -606,9 +605,9 @@ void ClientPort::run_load(uint64_t start, uint64_t count_from,
 	double gap = open ? mean_interarrival_ns(w_.mean(),
 						 o_.gbps / o_.ports)
 			  : 0;
-	std::deque<uint32_t> backlog;	// open loop: arrivals not yet sent
-	uint32_t held = 0;		// closed loop: a request not yet sent
-	double next = static_cast<double>(start) + (open ? exponential(rng_, gap) : 0);
+	std::deque<Request> backlog;	// open loop: arrivals not yet sent
+	Request held = {0, 0};		// closed loop: a request not yet sent
+	double next = static_cast<double>(start) + (open ? stream_.gap(gap) : 0);
 
 	counting_ = start >= count_from;
 	while (!g_stop.load(std::memory_order_relaxed)) {
@@ -620,13 +619,13 @@ void ClientPort::run_load(uint64_t start, uint64_t count_from,
 		if (open) {
 			while (next <= static_cast<double>(now)) {
 				if (backlog.size() < 10000000) {
-					uint32_t len = w_.sample(rng_);
+					Request req = stream_.next();
 
-					backlog.push_back(len);
+					backlog.push_back(req);
 					if (next >= static_cast<double>(count_from))
-						note_offered(len);
+						note_offered(req.length);
 				}
-				next += exponential(rng_, gap);
+				next += stream_.gap(gap);
 			}
 		}
 		send_more(open, &backlog, &held);
@@ -657,7 +656,7 @@ void ClientPort::run_unloaded()
 	for (uint32_t size : sizes) {
 		rtts.clear();
 		for (int i = 0; i < o_.unloaded && !g_stop.load(); i++) {
-			SendResult r = send_one(size);
+			SendResult r = send_one({size, stream_.dest()});
 			if (r == kBlocked) {
 				wait(100000000);
 				i--;

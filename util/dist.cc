@@ -171,4 +171,32 @@ std::vector<uint32_t> Workload::representative(size_t max) const
 	return out;
 }
 
+RequestStream::RequestStream(const Workload &w, size_t ndests,
+			     uint64_t seed)
+	: w_(w), ndests_(ndests ? ndests : 1), rng_(seed),
+	  dest_rng_(seed ^ 0x9e3779b97f4a7c15ull)
+{
+}
+
+size_t RequestStream::dest()
+{
+	size_t d = static_cast<size_t>(uniform01(dest_rng_) * ndests_);
+
+	return d < ndests_ ? d : ndests_ - 1;
+}
+
+Request RequestStream::next()
+{
+	Request req;
+
+	req.length = w_.sample(rng_);
+	req.dest = dest();
+	return req;
+}
+
+double RequestStream::gap(double mean_ns)
+{
+	return exponential(rng_, mean_ns);
+}
+
 }  // namespace cpnode

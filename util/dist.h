@@ -58,6 +58,34 @@ private:
 	double mean_ = 0;
 };
 
+// One request of a client's load: its length and its server's index.
+struct Request {
+	uint32_t length;
+	size_t dest;
+};
+
+// The requests of one client port. Lengths and arrival gaps come from
+// one random stream and servers from another, each request's server
+// drawn with its length, so that a seed gives every protocol the same
+// requests at the same times to the same servers, however the client's
+// sends and completions interleave with the arrivals.
+class RequestStream {
+public:
+	RequestStream(const Workload &w, size_t ndests, uint64_t seed);
+	// The next request: a length from the workload and a server.
+	Request next();
+	// The next time between arrivals, ns, exponential with @mean_ns.
+	double gap(double mean_ns);
+	// A server alone (a request whose length is chosen elsewhere).
+	size_t dest();
+
+private:
+	const Workload &w_;
+	size_t ndests_;
+	Rng rng_;
+	Rng dest_rng_;
+};
+
 }  // namespace cpnode
 
 #endif

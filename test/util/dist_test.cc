@@ -250,3 +250,62 @@ TEST(Poisson, uniform01__range)
 	EXPECT_LT(lo, 0.001);
 	EXPECT_GT(hi, 0.999);
 }
+
+TEST(RequestStream, same_seed_same_requests)
+{
+	Workload w;
+	std::string err;
+	ASSERT_TRUE(w.load("w4", "../workloads", &err)) << err;
+	RequestStream a(w, 3, 7), b(w, 3, 7), c(w, 3, 8);
+	int differ = 0;
+	for (int i = 0; i < 1000; i++) {
+		Request x = a.next(), y = b.next(), z = c.next();
+		ASSERT_EQ(x.length, y.length);
+		ASSERT_EQ(x.dest, y.dest);
+		ASSERT_EQ(a.gap(1000.0), b.gap(1000.0));
+		c.gap(1000.0);
+		differ += x.length != z.length || x.dest != z.dest;
+	}
+	EXPECT_GT(differ, 100);
+}
+
+/*
+ * Drawing servers alone (as the unloaded runs do), however many times,
+ * does not move the lengths and arrival times of the requests: a client
+ * that sends at other moments still generates the same load.
+ */
+TEST(RequestStream, servers_drawn_apart_from_lengths_and_times)
+{
+	Workload w;
+	std::string err;
+	ASSERT_TRUE(w.load("w4", "../workloads", &err)) << err;
+	RequestStream a(w, 3, 11), b(w, 3, 11);
+	Rng extra(5);
+	for (int i = 0; i < 1000; i++) {
+		int k = static_cast<int>(uniform01(extra) * 4);
+		for (int j = 0; j < k; j++)
+			b.dest();
+		ASSERT_EQ(a.next().length, b.next().length) << "request " << i;
+		ASSERT_EQ(a.gap(5000.0), b.gap(5000.0)) << "request " << i;
+	}
+}
+
+TEST(RequestStream, servers_uniform_and_in_range)
+{
+	Workload w;
+	w.set_fixed(100);
+	for (size_t n : {1u, 3u, 7u}) {
+		RequestStream s(w, n, 3);
+		std::vector<int> counts(n, 0);
+		const int draws = 70000;
+		for (int i = 0; i < draws; i++) {
+			Request r = s.next();
+			ASSERT_LT(r.dest, n);
+			ASSERT_EQ(r.length, 100u);
+			counts[r.dest]++;
+		}
+		for (size_t d = 0; d < n; d++)
+			EXPECT_NEAR(counts[d], draws / double(n),
+				    0.05 * draws / n) << "n " << n << " dest " << d;
+	}
+}
