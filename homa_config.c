@@ -81,9 +81,10 @@ const struct homa_param homa_params[] = {
 	/* The pacer and RTT-adaptive behaviour. */
 	HOMA_PARAM(pacer_enable, 1, 0, 1),
 	/*
-	 * 1 ms: on the 16 Mbit/s bed the lead took the carried share of
-	 * the default W4 run from 94.0% to 98.0% (util/README-bench.md);
-	 * it is never more than one packet's time, 21 us at 25 Gbit/s.
+	 * 1 ms: on the 16 Mbit/s bed the lead gave back about two thirds
+	 * of the link time late wake-ups cost, at some short-message
+	 * latency (util/README-bench.md); it is never more than one
+	 * packet's time, 21 us at 25 Gbit/s.
 	 */
 	HOMA_PARAM(pacer_lead_max_ns, 1000000, 0, 100000000),
 	HOMA_PARAM(throttle_min_bytes, 1000, 0, HOMA_MAX_MESSAGE_LENGTH),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0+
-// Message-size distributions (workloads) and Poisson arrival times for
-// cp_node. No I/O beyond reading a workload file; deterministic for a seed.
+// Message-size distributions (workloads), Poisson arrival times and the
+// request streams drawn from them for cp_node. No I/O beyond reading a
+// workload file; deterministic for a seed.
 
 #ifndef CPNODE_DIST_H
 #define CPNODE_DIST_H
