@@ -311,6 +311,28 @@ static bool homa_srpt_grant_due(const struct homa_srpt_params *p,
 	return base - received < step;
 }
 
+/*
+ * Is a grant that the budget trimmed to @extra bytes still worth sending?
+ * Only if it moves the offset by a step (as in homa_srpt_grant_due(), but
+ * at most half of max_incoming, so that the budget can always grow to a
+ * step as granted bytes arrive). A trimmed grant cannot reach the
+ * message's end, and the message may be running dry: without this rule
+ * it got one GRANT per packet that arrived while the receiver was at
+ * max_incoming (each arrival frees a packet's worth of budget). Waiting
+ * for a step costs it a few packets' time on a downlink that has
+ * max_incoming in flight already, and leaves the budget to lower-ranked
+ * messages that need less.
+ */
+static bool homa_srpt_trim_due(const struct homa_srpt_params *p, u64 extra,
+			       u32 win)
+{
+	u32 step = p->grant_increment < win / 2 ? p->grant_increment : win / 2;
+
+	if (step > p->max_incoming / 2)
+		step = (u32)(p->max_incoming / 2);
+	return extra >= step;
+}
+
 /**
  * homa_srpt_grants() - Decide every grant to send now.
  * @p: the configuration.
@@ -330,10 +352,11 @@ static bool homa_srpt_grant_due(const struct homa_srpt_params *p,
  * their current grant, and the priority homa_srpt_sched_prio() gives their
  * rank; an entry moves its offset only by a step worth a GRANT
  * (@p->grant_increment; see homa_srpt_grant_due()). New bytes are granted
- * only while the total of granted-but-
- * unreceived bytes stays at most @p->max_incoming; when it would not,
- * the lowest ranked are trimmed first (their entries remain, with fewer or
- * no new bytes). FIFO share: granting B bytes by SRPT adds
+ * only while the total of granted-but-unreceived bytes stays at most
+ * @p->max_incoming; when it would not, the lowest ranked are trimmed
+ * first (their entries remain, with fewer or no new bytes), and a trimmed
+ * entry that would move its offset by less than a step grants nothing
+ * (homa_srpt_trim_due()). FIFO share: granting B bytes by SRPT adds
  * B * fifo_fraction to @fifo->credit; when the credit reaches
  * fifo_increment * (1000 - fifo_fraction), the oldest message that needs
  * a grant and was not chosen gets up to fifo_increment more bytes at
@@ -376,8 +399,11 @@ u32 homa_srpt_grants(const struct homa_srpt_params *p,
 		extra = target > base ? target - base : 0;
 		if (extra && !homa_srpt_grant_due(p, c, base, target, win))
 			extra = 0;
-		if (extra > budget)
+		if (extra > budget) {
 			extra = budget;
+			if (!homa_srpt_trim_due(p, extra, win))
+				extra = 0;
+		}
 		budget -= extra;
 		srpt_bytes += extra;
 		out[num_out].index = ranked[r];

@@ -253,7 +253,18 @@ ModelOut model_grants(const homa_srpt_params &p, uint64_t credit,
 		    b - std::min(x.received, x.length) >= step)
 			extra = 0;
 
-		extra = std::min<uint64_t>(extra, (uint64_t)budget);
+		/*
+		 * Cut by the budget: only a whole step (at most half of
+		 * max_incoming) is worth a GRANT.
+		 */
+		if (extra > (uint64_t)budget) {
+			uint64_t tstep = std::min<uint64_t>(
+				step, p.max_incoming / 2);
+
+			extra = (uint64_t)budget;
+			if (extra < tstep)
+				extra = 0;
+		}
 		budget -= (int64_t)extra;
 		srpt += extra;
 		m.g.push_back({ r[k], (uint32_t)(b + extra),
@@ -716,6 +727,55 @@ TEST(homa_srpt, homa_srpt_grants__increment)
 	p.grant_increment = 0;
 	EXPECT_EQ(grants(p, &f, c),
 		  std::vector<G>({ { 0, 59000, 0, 0, 0 } }));
+}
+
+TEST(homa_srpt, homa_srpt_grants__trimmed_needs_a_step)
+{
+	homa_srpt_params p = params(8, 10000, 20000, 3);
+	homa_srpt_fifo f = { 0 };
+	/* 1400 granted ahead of 100000 received: running dry. */
+	std::vector<homa_srpt_cand> c = {
+		cand(1, 1000000, 100000, 101400, 1),
+	};
+
+	p.grant_increment = 10000;	/* step: half the window, 5000 */
+	/* Budget 20000 - 1400 - 17200 = 1400: a sliver, not sent. */
+	EXPECT_EQ(grants(p, &f, c, 17200),
+		  std::vector<G>({ { 0, 101400, 0, 0, 0 } }));
+	/* 4999: still short of a step. */
+	EXPECT_EQ(grants(p, &f, c, 13601),
+		  std::vector<G>({ { 0, 101400, 0, 0, 0 } }));
+	/* A whole step: granted, though short of the window (110000). */
+	EXPECT_EQ(grants(p, &f, c, 13600),
+		  std::vector<G>({ { 0, 106400, 0, 0, 0 } }));
+	/* Room for the whole window: as before, not trimmed. */
+	EXPECT_EQ(grants(p, &f, c, 0),
+		  std::vector<G>({ { 0, 110000, 0, 0, 0 } }));
+	/* Without an increment every trimmed byte still goes. */
+	p.grant_increment = 0;
+	EXPECT_EQ(grants(p, &f, c, 17200),
+		  std::vector<G>({ { 0, 102800, 0, 0, 0 } }));
+}
+
+TEST(homa_srpt, homa_srpt_grants__trimmed_step_at_most_half_max_incoming)
+{
+	/* Step min(10000, 10000 / 2) = 5000, but max_incoming is 6000. */
+	homa_srpt_params p = params(8, 10000, 6000, 3);
+	homa_srpt_fifo f = { 0 };
+	std::vector<homa_srpt_cand> c = {
+		cand(1, 100000, 50000, 50000, 1),
+	};
+
+	p.grant_increment = 10000;
+	/* Budget 2999 < 3000: not sent. */
+	EXPECT_EQ(grants(p, &f, c, 3001),
+		  std::vector<G>({ { 0, 50000, 0, 0, 0 } }));
+	/* 3000, half of max_incoming: sent. */
+	EXPECT_EQ(grants(p, &f, c, 3000),
+		  std::vector<G>({ { 0, 53000, 0, 0, 0 } }));
+	/* An empty budget is always enough. */
+	EXPECT_EQ(grants(p, &f, c, 0),
+		  std::vector<G>({ { 0, 56000, 0, 0, 0 } }));
 }
 
 TEST(homa_srpt, homa_srpt_grants__never_decreasing)
