@@ -180,10 +180,14 @@ def snapshot(runner, tag, outdir):
         return
     cmds = [('qdisc', ['tc', '-s', '-n', 'sw', 'qdisc', 'show']),
             ('ps', ['ps', '-eo', 'pid,pcpu,time,comm', '--sort=-time'])]
-    # Homa's counters of every host (cumulative over the VM's life).
+    # Homa's counters of every host (cumulative over the VM's life) and
+    # its peers' RTT figures and congestion state at the run's end.
     for i, _ in enumerate(runner.hosts):
-        cmds.append(('metrics-h%d' % i, ['ip', 'netns', 'exec', 'h%d' % i,
-                                         'cat', '/proc/net/homa_metrics']))
+        for name, proc in (('metrics', 'homa_metrics'),
+                           ('peers', 'homa_peers')):
+            cmds.append(('%s-h%d' % (name, i),
+                         ['ip', 'netns', 'exec', 'h%d' % i,
+                          'cat', '/proc/net/' + proc]))
     for name, argv in cmds:
         try:
             p = subprocess.run(argv, stdout=subprocess.PIPE, text=True)
