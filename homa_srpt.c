@@ -251,9 +251,27 @@ static u32 homa_srpt_oldest(const struct homa_srpt_cand *cands, u32 n,
 }
 
 /*
+ * The least a FIFO grant that the budget trims must give: half of
+ * fifo_increment, but no more than grant_increment or half of
+ * max_incoming (see homa_srpt_trim_due()).
+ */
+static u64 homa_srpt_fifo_step(const struct homa_srpt_params *p)
+{
+	u64 step = p->fifo_increment / 2;
+
+	if (step > p->grant_increment)
+		step = p->grant_increment;
+	if (step > p->max_incoming / 2)
+		step = p->max_incoming / 2;
+	return step;
+}
+
+/*
  * The FIFO share: once @fifo has saved up a grant's worth of credit, the
  * oldest message outside the SRPT set (@ranked, @active) gets up to
- * fifo_increment more bytes, within *@budget (reduced by what it takes).
+ * fifo_increment more bytes, within *@budget (reduced by what it takes);
+ * if the budget leaves less than homa_srpt_fifo_step(), it gets none yet
+ * and the credit stays.
  * Sets *@victim (n if none) and *@offset; returns the bytes granted.
  */
 static u64 homa_srpt_fifo_pick(const struct homa_srpt_params *p,
@@ -283,8 +301,14 @@ static u64 homa_srpt_fifo_pick(const struct homa_srpt_params *p,
 	if (target > c->length)
 		target = c->length;
 	bytes = target - base;
-	if (bytes > *budget)
+	if (bytes > *budget) {
+		/* Trimmed: a sliver waits, as an SRPT grant does. */
 		bytes = *budget;
+		if (bytes < homa_srpt_fifo_step(p)) {
+			*victim = n;
+			return 0;
+		}
+	}
 	*budget -= bytes;
 	*offset = base + (u32)bytes;
 	return bytes;
@@ -360,7 +384,9 @@ static bool homa_srpt_trim_due(const struct homa_srpt_params *p, u64 extra,
  * B * fifo_fraction to @fifo->credit; when the credit reaches
  * fifo_increment * (1000 - fifo_fraction), the oldest message that needs
  * a grant and was not chosen gets up to fifo_increment more bytes at
- * level 0 (before the SRPT grants take their share of max_incoming; its
+ * level 0, or none yet if the budget leaves less than a step
+ * (homa_srpt_fifo_step()) (before the SRPT grants take their share of
+ * max_incoming; its
  * entry comes last, with @fifo set, and only if it grants new bytes), and
  * the credit falls by (1000 - fifo_fraction) per byte granted. So over
  * time about fifo_fraction per mille of granted bytes go to old messages.

@@ -225,7 +225,14 @@ ModelOut model_grants(const homa_srpt_params &p, uint64_t credit,
 			uint64_t want = std::min<uint64_t>(
 				c[victim].length, b + p.fifo_increment) - b;
 
+			/* Cut by the budget below a step: none yet. */
+			uint64_t fstep = std::min<uint64_t>(
+				{ p.fifo_increment / 2, p.grant_increment,
+				  p.max_incoming / 2 });
+
 			fifo = std::min<uint64_t>(want, (uint64_t)budget);
+			if (fifo < want && fifo < fstep)
+				fifo = 0;
 			budget -= (int64_t)fifo;
 			fifo_g = { (uint32_t)victim, (uint32_t)(b + fifo), 0, 1,
 				   0 };
@@ -994,6 +1001,34 @@ TEST(homa_srpt, homa_srpt_grants__fifo_no_budget_keeps_credit)
 	EXPECT_EQ(grants(p, &f, c),
 		  std::vector<G>({ { 1, 10000, 0, 0, 0 } }));
 	EXPECT_EQ(f.credit, 9000000u);
+}
+
+TEST(homa_srpt, homa_srpt_grants__fifo_trimmed_needs_a_step)
+{
+	/* FIFO step min(10000 / 2, grant_increment, max_incoming / 2). */
+	homa_srpt_params p = params(1, 20000, 25000, 3, 100, 10000);
+	homa_srpt_fifo f = { 9000000 };
+	std::vector<homa_srpt_cand> c = {
+		cand(1, 900000, 0, 10000, 1),
+		cand(2, 500000, 0, 10000, 5),
+	};
+
+	p.grant_increment = 10000;
+	/* Budget 25000 - 20000 - 1000 = 4000 < 5000: none, credit kept. */
+	EXPECT_EQ(grants(p, &f, c, 1000),
+		  std::vector<G>({ { 1, 10000, 0, 0, 0 } }));
+	EXPECT_EQ(f.credit, 9000000u);
+	/* Budget 5000: half of fifo_increment, granted. */
+	EXPECT_EQ(grants(p, &f, c),
+		  std::vector<G>({ { 1, 10000, 0, 0, 0 },
+				   { 0, 15000, 0, 1, 0 } }));
+	EXPECT_EQ(f.credit, 9000000u - 5000u * 900);
+	/* A smaller grant_increment lowers the step: 4000 >= 3000. */
+	f.credit = 9000000;
+	p.grant_increment = 3000;
+	EXPECT_EQ(grants(p, &f, c, 1000),
+		  std::vector<G>({ { 1, 10000, 0, 0, 0 },
+				   { 0, 14000, 0, 1, 0 } }));
 }
 
 TEST(homa_srpt, homa_srpt_grants__fifo_credit_capped)
