@@ -251,27 +251,36 @@ static u32 homa_srpt_oldest(const struct homa_srpt_cand *cands, u32 n,
 }
 
 /*
- * The least a FIFO grant that the budget trims must give: half of
- * fifo_increment, but no more than grant_increment or half of
- * max_incoming (see homa_srpt_trim_due()).
+ * A step worth a GRANT: grant_increment, or @half if that is less (half
+ * of a message's window, or of a FIFO grant).
  */
-static u64 homa_srpt_fifo_step(const struct homa_srpt_params *p)
+static u64 homa_srpt_step(const struct homa_srpt_params *p, u64 half)
 {
-	u64 step = p->fifo_increment / 2;
+	return p->grant_increment < half ? p->grant_increment : half;
+}
 
-	if (step > p->grant_increment)
-		step = p->grant_increment;
-	if (step > p->max_incoming / 2)
-		step = p->max_incoming / 2;
-	return step;
+/*
+ * The step a grant that the budget trimmed must still make, or wait: at
+ * most half of max_incoming, so that the budget can always grow to it as
+ * granted bytes arrive. Without it a message running dry got one GRANT
+ * per packet that arrived while the receiver was at max_incoming (each
+ * arrival frees a packet's worth of budget); waiting for a step costs it
+ * a few packets' time on a downlink that has max_incoming in flight
+ * already, and leaves the budget to lower-ranked messages that need less.
+ */
+static u64 homa_srpt_trim_step(const struct homa_srpt_params *p, u64 half)
+{
+	u64 step = homa_srpt_step(p, half);
+
+	return step < p->max_incoming / 2 ? step : p->max_incoming / 2;
 }
 
 /*
  * The FIFO share: once @fifo has saved up a grant's worth of credit, the
  * oldest message outside the SRPT set (@ranked, @active) gets up to
  * fifo_increment more bytes, within *@budget (reduced by what it takes);
- * if the budget leaves less than homa_srpt_fifo_step(), it gets none yet
- * and the credit stays.
+ * if the budget leaves less than homa_srpt_trim_step() of half of
+ * fifo_increment, it gets none yet and the credit stays.
  * Sets *@victim (n if none) and *@offset; returns the bytes granted.
  */
 static u64 homa_srpt_fifo_pick(const struct homa_srpt_params *p,
@@ -304,7 +313,7 @@ static u64 homa_srpt_fifo_pick(const struct homa_srpt_params *p,
 	if (bytes > *budget) {
 		/* Trimmed: a sliver waits, as an SRPT grant does. */
 		bytes = *budget;
-		if (bytes < homa_srpt_fifo_step(p)) {
+		if (bytes < homa_srpt_trim_step(p, p->fifo_increment / 2)) {
 			*victim = n;
 			return 0;
 		}
@@ -327,34 +336,12 @@ static bool homa_srpt_grant_due(const struct homa_srpt_params *p,
 				const struct homa_srpt_cand *c, u32 base,
 				u64 target, u32 win)
 {
-	u32 step = p->grant_increment < win / 2 ? p->grant_increment : win / 2;
+	u64 step = homa_srpt_step(p, win / 2);
 	u32 received = c->received < c->length ? c->received : c->length;
 
 	if (target >= c->length || target - base >= step)
 		return true;
 	return base - received < step;
-}
-
-/*
- * Is a grant that the budget trimmed to @extra bytes still worth sending?
- * Only if it moves the offset by a step (as in homa_srpt_grant_due(), but
- * at most half of max_incoming, so that the budget can always grow to a
- * step as granted bytes arrive). A trimmed grant cannot reach the
- * message's end, and the message may be running dry: without this rule
- * it got one GRANT per packet that arrived while the receiver was at
- * max_incoming (each arrival frees a packet's worth of budget). Waiting
- * for a step costs it a few packets' time on a downlink that has
- * max_incoming in flight already, and leaves the budget to lower-ranked
- * messages that need less.
- */
-static bool homa_srpt_trim_due(const struct homa_srpt_params *p, u64 extra,
-			       u32 win)
-{
-	u32 step = p->grant_increment < win / 2 ? p->grant_increment : win / 2;
-
-	if (step > p->max_incoming / 2)
-		step = (u32)(p->max_incoming / 2);
-	return extra >= step;
 }
 
 /**
@@ -380,13 +367,12 @@ static bool homa_srpt_trim_due(const struct homa_srpt_params *p, u64 extra,
  * @p->max_incoming; when it would not, the lowest ranked are trimmed
  * first (their entries remain, with fewer or no new bytes), and a trimmed
  * entry that would move its offset by less than a step grants nothing
- * (homa_srpt_trim_due()). FIFO share: granting B bytes by SRPT adds
+ * (homa_srpt_trim_step()). FIFO share: granting B bytes by SRPT adds
  * B * fifo_fraction to @fifo->credit; when the credit reaches
  * fifo_increment * (1000 - fifo_fraction), the oldest message that needs
  * a grant and was not chosen gets up to fifo_increment more bytes at
- * level 0, or none yet if the budget leaves less than a step
- * (homa_srpt_fifo_step()) (before the SRPT grants take their share of
- * max_incoming; its
+ * level 0, or none yet if the budget leaves less than a step of half
+ * that (before the SRPT grants take their share of max_incoming; its
  * entry comes last, with @fifo set, and only if it grants new bytes), and
  * the credit falls by (1000 - fifo_fraction) per byte granted. So over
  * time about fifo_fraction per mille of granted bytes go to old messages.
@@ -427,7 +413,7 @@ u32 homa_srpt_grants(const struct homa_srpt_params *p,
 			extra = 0;
 		if (extra > budget) {
 			extra = budget;
-			if (!homa_srpt_trim_due(p, extra, win))
+			if (extra < homa_srpt_trim_step(p, win / 2))
 				extra = 0;
 		}
 		budget -= extra;
