@@ -22,6 +22,17 @@
 #define HOMA_REACT_GRANTS	0x1
 #define HOMA_REACT_UNSCHED	0x2
 
+/*
+ * What a receiver's RESENDs to a peer are timed by (sysctl rtt_resend):
+ * resend_ticks alone; the round trip this host's DATA and the peer's
+ * GRANTs make; or the delay the peer's data takes to reach this host
+ * (GRANT to granted byte) once measured, else that round trip
+ * (homa_rtt_resend_basis()).
+ */
+#define HOMA_RESEND_FIXED	0
+#define HOMA_RESEND_GRANT_RTT	1
+#define HOMA_RESEND_DATA_DELAY	2
+
 /**
  * struct homa_config - every net.homa.* value of one namespace. All fields
  * are int so that each maps onto a sysctl handled by proc_dointvec.
@@ -198,7 +209,11 @@ struct homa_config {
 	/** @unsched_adaptive: 0 keeps the unscheduled window fixed. */
 	int unsched_adaptive;
 
-	/** @rtt_resend: 0 times RESENDs by resend_ticks only. */
+	/**
+	 * @rtt_resend: what RESENDs are timed by: HOMA_RESEND_FIXED
+	 * (resend_ticks only), HOMA_RESEND_GRANT_RTT or
+	 * HOMA_RESEND_DATA_DELAY (homa_rtt_resend_basis()).
+	 */
 	int rtt_resend;
 
 	/** @rtt_resend_min_us: shortest RTT-timed wait before a RESEND. */

@@ -228,6 +228,13 @@ struct homa_peer {
 	struct homa_rtt rx_rtt;
 
 	/**
+	 * @rx_rto_ns: srtt + 4 x rttvar of @rx_rtt at the last sample (0:
+	 * none yet), the timeout of RESENDs to the peer with rtt_resend at
+	 * HOMA_RESEND_DATA_DELAY; written under @lock, read with READ_ONCE().
+	 */
+	u64 rx_rto_ns;
+
+	/**
 	 * @congested: @rx_rtt.congested as of the last sample, for readers
 	 * without the lock (WRITE_ONCE under @lock, READ_ONCE).
 	 */

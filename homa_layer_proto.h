@@ -100,7 +100,7 @@ void homa_peer_rtt_net_exit(struct homa_net *hnet);
 void homa_rpc_rtt_sent(struct homa_rpc *rpc, bool retransmit);
 void homa_rpc_rtt_heard(struct homa_rpc *rpc, u8 type);
 u32 homa_peer_sched_window(struct homa_peer *peer);
-u32 homa_peer_resend_ticks(struct homa_peer *peer);
+u32 homa_peer_resend_ticks(struct homa_peer *peer, bool *by_delay);
 void homa_rpc_resend_heard(struct homa_rpc *rpc, bool filled);
 void homa_rpc_resend_judge(struct homa_rpc *rpc);
 void homa_peer_rx_sample(struct homa_peer *peer, u64 ns);

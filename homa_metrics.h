@@ -107,7 +107,10 @@
  * @HOMA_M_unsched_scale_grows: times it grew back a step.
  * @HOMA_M_unsched_cut_msgs: messages sent with fewer unscheduled bytes
  *	for that share.
- * @HOMA_M_resends_rtt_timed: RESENDs timed by the peer's RTT estimate.
+ * @HOMA_M_resends_rtt_timed: RESENDs timed by the GRANT-timed round trip
+ *	to the peer (rtt_resend 1, or 2 before the data delay is measured).
+ * @HOMA_M_resends_delay_timed: RESENDs timed by the delay of the peer's
+ *	data (rtt_resend 2).
  * @HOMA_M_resends_tick: RESENDs timed by resend_ticks.
  * @HOMA_M_resends_spurious: rounds of an RPC's RESENDs whose
  *	retransmissions all arrived as duplicates: they were premature.
@@ -218,6 +221,7 @@ enum homa_metric {
 	HOMA_M_unsched_scale_grows,
 	HOMA_M_unsched_cut_msgs,
 	HOMA_M_resends_rtt_timed,
+	HOMA_M_resends_delay_timed,
 	HOMA_M_resends_tick,
 	HOMA_M_resends_spurious,
 	HOMA_M_resend_in_host,

@@ -7,7 +7,8 @@
  * Karn's rule a message any of whose data was sent again gives no sample.
  * The samples feed the peer's estimator (homa_rtt.c decides), which gives
  * the RTT-adaptive scheduled window for the grant code, the timeout of
- * RTT-timed RESENDs, and the lines of /proc/net/homa_peers.
+ * RTT-timed RESENDs until the data delay below is measured, and the lines
+ * of /proc/net/homa_peers.
  *
  * Those samples are timed by a GRANT, which goes at the highest priority
  * past the queues scheduled data waits in. So a receiver also times its
@@ -16,7 +17,9 @@
  * peer's congestion state, and with rtt_congestion_react the share of the
  * grant window the peer's messages get follows it (AIMD). GRANTs echo the
  * state to the sender (HOMA_GRANT_CONGESTED), whose share of the
- * unscheduled window toward the peer can follow it the same way.
+ * unscheduled window toward the peer can follow it the same way. The
+ * data delay also times this host's RESENDs to the peer (rtt_resend): it
+ * is how long granted bytes take to come.
  */
 
 #include <linux/proc_fs.h>
@@ -117,6 +120,8 @@ void homa_peer_rx_sample(struct homa_peer *peer, u64 ns)
 
 	spin_lock_bh(&peer->lock);
 	homa_rtt_sample(&peer->rx_rtt, ns);
+	WRITE_ONCE(peer->rx_rto_ns,
+		   (peer->rx_rtt.srtt + 4 * peer->rx_rtt.rttvar) ? : 1);
 	change = homa_rtt_congestion_update(&peer->rx_rtt, factor);
 	WRITE_ONCE(peer->congested, peer->rx_rtt.congested);
 	step = homa_peer_scale_step(peer, now);
@@ -352,25 +357,32 @@ void homa_rpc_resend_judge(struct homa_rpc *rpc)
 
 /**
  * homa_peer_resend_ticks() - Silent ticks after which a receiver asks a
- * peer for missing data: the peer's retransmission timeout, at least
+ * peer for missing data: the peer's retransmission timeout (of the delay
+ * its data takes to arrive, or of the GRANT-timed round trip: rtt_resend,
+ * homa_rtt_resend_basis()), at least
  * rtt_resend_min_us and at most half of timeout_ticks, then doubled for
  * each level of the peer's backoff (homa_rpc_resend_judge()), again at
  * most half of timeout_ticks.
  * @peer: the peer.
+ * @by_delay: set to whether the data delay gave the timeout.
  *
- * Return: the ticks, or 0 when rtt_resend is off or the peer has no RTT
+ * Return: the ticks, or 0 when rtt_resend is off or the peer has no
  * sample yet (the caller then uses resend_ticks).
  */
-u32 homa_peer_resend_ticks(struct homa_peer *peer)
+u32 homa_peer_resend_ticks(struct homa_peer *peer, bool *by_delay)
 {
 	struct homa_net *hnet = peer->hnet;
 	u64 min_ns = (u64)homa_cfg(hnet, rtt_resend_min_us) * NSEC_PER_USEC;
 	u64 max_ns = (u64)homa_cfg(hnet, timeout_ticks) * NSEC_PER_MSEC /
 		     HOMA_RTT_RESEND_MAX_DIV;
-	u64 rto = READ_ONCE(peer->rto_ns);
-	u32 ticks;
+	u32 basis, ticks;
+	u64 rto;
 
-	if (!homa_cfg(hnet, rtt_resend) || !rto)
+	basis = homa_rtt_resend_basis(homa_cfg(hnet, rtt_resend),
+				      READ_ONCE(peer->rx_rto_ns),
+				      READ_ONCE(peer->rto_ns), &rto);
+	*by_delay = basis == HOMA_RESEND_DATA_DELAY;
+	if (basis == HOMA_RESEND_FIXED)
 		return 0;
 	ticks = homa_rtt_ticks(rto, min_ns, max_ns, NSEC_PER_MSEC);
 	return homa_rtt_backed_off(ticks, READ_ONCE(peer->resend_backoff),
@@ -395,14 +407,14 @@ static void homa_peer_rtt_show(struct seq_file *seq, struct homa_peer *peer,
 	else
 		seq_printf(seq, "%-39pI6c", &peer->addr);
 	seq_printf(seq,
-		   " %8u %12llu %12llu %12llu %12u %14u %10u %12llu %12llu %9u %11u %12u %8u\n",
+		   " %8u %12llu %12llu %12llu %12u %14u %10u %12llu %12llu %9u %11u %12u %8u %12llu %12llu\n",
 		   rtt.num_samples, rtt.rtt_min, rtt.srtt, rtt.rttvar,
 		   homa_rtt_sched_window(&rtt, link_mbps),
 		   READ_ONCE(peer->resend_backoff), rx.num_samples,
 		   rx.rtt_min, homa_rtt_recent(&rx), rx.congested,
 		   scale ? : HOMA_RTT_SCALE_FULL,
 		   READ_ONCE(peer->tx_congested),
-		   tx_scale ? : HOMA_RTT_SCALE_FULL);
+		   tx_scale ? : HOMA_RTT_SCALE_FULL, rx.srtt, rx.rttvar);
 }
 
 static int homa_peers_show(struct seq_file *seq, void *v)
@@ -413,11 +425,11 @@ static int homa_peers_show(struct seq_file *seq, void *v)
 	int bkt;
 
 	seq_printf(seq,
-		   "%-39s %8s %12s %12s %12s %12s %14s %10s %12s %12s %9s %11s %12s %8s\n",
+		   "%-39s %8s %12s %12s %12s %12s %14s %10s %12s %12s %9s %11s %12s %8s %12s %12s\n",
 		   "addr", "samples", "rtt_min_ns", "srtt_ns", "rttvar_ns",
 		   "sched_window", "resend_backoff", "rx_samples",
 		   "rx_rtt_min_ns", "rx_recent_ns", "congested", "grant_scale",
-		   "tx_congested", "tx_scale");
+		   "tx_congested", "tx_scale", "rx_srtt_ns", "rx_rttvar_ns");
 	rcu_read_lock();
 	hash_for_each_rcu(hnet->peers, bkt, peer, node)
 		homa_peer_rtt_show(seq, peer, link_mbps);

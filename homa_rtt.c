@@ -13,6 +13,7 @@
  * was throttled.
  */
 
+#include "homa_config.h"
 #include "homa_rtt.h"
 
 /**
@@ -225,6 +226,43 @@ u64 homa_rtt_rto(const struct homa_rtt *r, u64 min_ns, u64 max_ns)
 	if (rto > max_ns)
 		rto = max_ns;
 	return rto;
+}
+
+/**
+ * homa_rtt_resend_basis() - The retransmission timeout a receiver's
+ * RESENDs to a peer are timed by.
+ * @mode: rtt_resend (HOMA_RESEND_FIXED, HOMA_RESEND_GRANT_RTT or
+ *	HOMA_RESEND_DATA_DELAY).
+ * @data_rto: srtt + 4 * rttvar of the delay the peer's data takes to
+ *	arrive, from the GRANT that let it go (0: no sample yet).
+ * @grant_rto: srtt + 4 * rttvar of the round trip from this host's first
+ *	DATA of a message to the peer's first GRANT for it (0: no sample
+ *	yet).
+ *
+ * The data delay is what a RESEND waits for: the time granted bytes take
+ * to come, through every queue they wait in on the way. The GRANT-timed
+ * round trip is the wrong direction's: it includes the time the peer, as
+ * a receiver, took to rank this host's messages (seconds under a
+ * backlog), and control packets skip the queues the peer's data waits
+ * in. It stands in only until the data delay has a sample.
+ *
+ * @rto: set to the timeout in ns, or 0 for none (the caller then keeps
+ *	its fixed timeout).
+ *
+ * Return: the basis that gave *@rto: HOMA_RESEND_DATA_DELAY,
+ * HOMA_RESEND_GRANT_RTT, or HOMA_RESEND_FIXED for none.
+ */
+u32 homa_rtt_resend_basis(u32 mode, u64 data_rto, u64 grant_rto, u64 *rto)
+{
+	*rto = 0;
+	if (mode == HOMA_RESEND_FIXED)
+		return HOMA_RESEND_FIXED;
+	if (mode == HOMA_RESEND_DATA_DELAY && data_rto) {
+		*rto = data_rto;
+		return HOMA_RESEND_DATA_DELAY;
+	}
+	*rto = grant_rto;
+	return grant_rto ? HOMA_RESEND_GRANT_RTT : HOMA_RESEND_FIXED;
 }
 
 /**

@@ -144,22 +144,27 @@ static u32 homa_rpc_owed(const struct homa_rpc *rpc)
 /*
  * Silent ticks after which a receiving RPC asks for what it lacks, and
  * the interval between its RESENDs: the peer's retransmission timeout
- * when rtt_resend is on and the peer has been measured (@rtt_timed),
- * else resend_ticks and resend_interval; never less than the time the
- * link needs to deliver what the host is owed.
+ * when rtt_resend is on and the peer has been measured, else
+ * resend_ticks and resend_interval; never less than the time the link
+ * needs to deliver what the host is owed. Sets *@timed_by to the metric
+ * a RESEND sent now counts in.
  */
 static int homa_timer_resend_wait(struct homa_rpc *rpc,
 				  const struct homa_config *c, int *interval,
-				  bool *rtt_timed)
+				  enum homa_metric *timed_by)
 {
-	int ticks = min_t(u32, homa_peer_resend_ticks(rpc->peer), 50000);
+	bool by_delay;
+	int ticks = min_t(u32, homa_peer_resend_ticks(rpc->peer, &by_delay),
+			  50000);
 	int drain = homa_rx_drain_ms(rpc->hsk->hnet, c);
 
-	*rtt_timed = ticks > 0;
-	if (*rtt_timed) {
+	if (ticks > 0) {
+		*timed_by = by_delay ? HOMA_M_resends_delay_timed :
+				       HOMA_M_resends_rtt_timed;
 		*interval = max(ticks, drain);
 		return max(ticks, drain);
 	}
+	*timed_by = HOMA_M_resends_tick;
 	*interval = max(READ_ONCE(c->resend_interval), drain);
 	return max(READ_ONCE(c->resend_ticks), drain);
 }
@@ -178,14 +183,15 @@ static void homa_timer_give_up(struct homa_rpc *rpc, enum homa_metric m,
 /* The timing @rpc is held to at this tick (homa_timer_policy.h). */
 static void homa_timer_params(struct homa_rpc *rpc,
 			      const struct homa_config *c, bool receiving,
-			      struct homa_probe_params *par, bool *rtt_timed)
+			      struct homa_probe_params *par,
+			      enum homa_metric *timed_by)
 {
 	par->timeout_ms = READ_ONCE(c->timeout_ticks);
 	par->stall_ms = READ_ONCE(c->stall_ms);
 	if (receiving) {
 		par->wait_ms = homa_timer_resend_wait(rpc, c,
 						      &par->interval_ms,
-						      rtt_timed);
+						      timed_by);
 	} else {
 		par->wait_ms = READ_ONCE(c->request_ack_ticks);
 		par->interval_ms = READ_ONCE(c->resend_interval);
@@ -203,7 +209,7 @@ static u32 homa_timer_rpc(struct homa_rpc *rpc, const struct homa_config *c,
 	struct homa_net *hnet = rpc->hsk->hnet;
 	struct homa_probe_params par;
 	struct homa_probe_view v;
-	bool rtt_timed = false;
+	enum homa_metric timed_by = HOMA_M_resends_tick;
 
 	lockdep_assert_held(&rpc->hsk->lock);
 	if (!homa_timer_waiting(rpc, &v.receiving))
@@ -213,7 +219,7 @@ static u32 homa_timer_rpc(struct homa_rpc *rpc, const struct homa_config *c,
 	v.nothing_yet = rpc->msgin.length < 0;
 	v.peer_silent = homa_peer_silent(rpc->peer,
 					 READ_ONCE(c->timeout_ticks));
-	homa_timer_params(rpc, c, v.receiving, &par, &rtt_timed);
+	homa_timer_params(rpc, c, v.receiving, &par, &timed_by);
 	switch (homa_probe_tick(&rpc->probe, &v, &par, ms)) {
 	case HOMA_PROBE_STALL:
 		homa_timer_give_up(rpc, HOMA_M_rpc_stall_timeouts, -ETIMEDOUT);
@@ -228,9 +234,7 @@ static u32 homa_timer_rpc(struct homa_rpc *rpc, const struct homa_config *c,
 		if (!v.receiving)
 			homa_rpc_xmit_control(rpc, &need_ack);
 		else if (homa_resend_missing(rpc))
-			homa_metric_inc(hnet, rtt_timed ?
-					HOMA_M_resends_rtt_timed :
-					HOMA_M_resends_tick);
+			homa_metric_inc(hnet, timed_by);
 		break;
 	case HOMA_PROBE_NONE:
 		if (v.held)

@@ -84,7 +84,7 @@ const Expected kExpected[] = {
 	SCALAR(rtt_adaptive, "rtt_adaptive", 1),
 	SCALAR(rtt_window_min, "rtt_window_min", 10000),
 	SCALAR(unsched_adaptive, "unsched_adaptive", 1),
-	SCALAR(rtt_resend, "rtt_resend", 1),
+	SCALAR(rtt_resend, "rtt_resend", 2),
 	SCALAR(rtt_resend_min_us, "rtt_resend_min_us", 2000),
 	/* Congestion the grants do not see (issue 13). */
 	SCALAR(rtt_congestion_factor, "rtt_congestion_factor", 8),
@@ -646,7 +646,8 @@ TEST(homa_config_check, spec_ranges_from_spec)
 		{ "pacer_lead_max_ns", -1 },
 		{ "pacer_lead_max_ns", 100000001 },
 		{ "throttle_min_bytes", -1 },	{ "rtt_adaptive", 2 },
-		{ "unsched_adaptive", 2 },	{ "rtt_resend", 2 },
+		{ "unsched_adaptive", 2 },	{ "rtt_resend", -1 },
+		{ "rtt_resend", 3 },
 		{ "rtt_resend_min_us", 0 },
 		{ "rtt_window_min", -1 },	{ "rtt_window_min", 1000001 },
 		{ "rtt_congestion_factor", -1 },

@@ -22,6 +22,7 @@
 #include <vector>
 
 extern "C" {
+#include "homa_config.h"
 #include "homa_rtt.h"
 }
 
@@ -524,6 +525,132 @@ TEST(homa_rtt, homa_rtt_rto__values)
 	t.sample({ 100000, 100000 });
 	/* rttvar 50000 -> 37500 -> 28125; srtt stays 100000. */
 	EXPECT_EQ(homa_rtt_rto(&t.r, 1000, 5000000), 212500u);
+}
+
+/* ---- homa_rtt_resend_basis ----------------------------------------------- */
+
+TEST(homa_rtt, homa_rtt_resend_basis__modes)
+{
+	struct {
+		uint32_t mode;
+		uint64_t data, grant;
+		uint32_t basis;
+		uint64_t rto;
+	} cases[] = {
+		/* Fixed: no RTT timing, whatever was measured. */
+		{ HOMA_RESEND_FIXED, 7000, 9000, HOMA_RESEND_FIXED, 0 },
+		/* The GRANT-timed round trip, even with a data delay. */
+		{ HOMA_RESEND_GRANT_RTT, 7000, 9000, HOMA_RESEND_GRANT_RTT,
+		  9000 },
+		{ HOMA_RESEND_GRANT_RTT, 7000, 0, HOMA_RESEND_FIXED, 0 },
+		/* The data delay once measured, larger or smaller... */
+		{ HOMA_RESEND_DATA_DELAY, 7000, 9000, HOMA_RESEND_DATA_DELAY,
+		  7000 },
+		{ HOMA_RESEND_DATA_DELAY, 90000, 9000, HOMA_RESEND_DATA_DELAY,
+		  90000 },
+		/* ...and equal to the round trip, still the data delay... */
+		{ HOMA_RESEND_DATA_DELAY, 9000, 9000, HOMA_RESEND_DATA_DELAY,
+		  9000 },
+		/* ...else the round trip, else none. */
+		{ HOMA_RESEND_DATA_DELAY, 0, 9000, HOMA_RESEND_GRANT_RTT,
+		  9000 },
+		{ HOMA_RESEND_DATA_DELAY, 0, 0, HOMA_RESEND_FIXED, 0 },
+	};
+
+	for (auto &c : cases) {
+		u64 rto = 12345;
+
+		EXPECT_EQ(homa_rtt_resend_basis(c.mode, c.data, c.grant, &rto),
+			  c.basis) << c.mode << " " << c.data << " " << c.grant;
+		EXPECT_EQ(rto, c.rto) << c.mode << " " << c.data << " "
+				      << c.grant;
+	}
+}
+
+/*
+ * Share of @delays that take longer than @rto: each would have drawn a
+ * RESEND for data that was only late.
+ */
+double premature_share(const std::vector<uint64_t> &delays, uint64_t rto)
+{
+	size_t late = 0;
+
+	for (uint64_t d : delays)
+		late += d > rto;
+	return delays.empty() ? 0.0 : (double)late / (double)delays.size();
+}
+
+/*
+ * A model of the two measures under the two faults they can have. A slow
+ * queue that control packets skip: the peer's data waits 20-60 ms in it,
+ * while the GRANT-timed round trip sees only the 1 ms path. A receiver
+ * that ranks this host's messages late: the GRANT-timed round trip takes
+ * seconds now and then, while the peer's data comes in 1-3 ms. The
+ * estimators are the real ones; the timeouts are those homa_peer keeps
+ * (srtt + 4 * rttvar after each sample), and each is judged on the data
+ * delays that follow it.
+ */
+TEST(homa_rtt, homa_rtt_resend_basis__slow_queue_model)
+{
+	std::mt19937_64 rng(146);
+	const uint64_t ms = 1000000;
+	struct Case {
+		const char *name;
+		uint64_t data_lo, data_hi, grant_lo, grant_hi, rank_wait;
+	} cases[] = {
+		{ "queue control skips", 20 * ms, 60 * ms, ms, ms + ms / 5, 0 },
+		{ "late ranking", ms, 3 * ms, ms, ms + ms / 5, 2000 * ms },
+	};
+
+	for (const Case &c : cases) {
+		std::uniform_int_distribution<uint64_t> data(c.data_lo,
+							     c.data_hi);
+		std::uniform_int_distribution<uint64_t> grant(c.grant_lo,
+							      c.grant_hi);
+		std::uniform_int_distribution<int> ranked_late(0, 9);
+		Rtt rx, tx;
+		std::vector<uint64_t> delays;
+		uint64_t rx_rto = 0, tx_rto = 0, sum[3] = { 0, 0, 0 };
+		double premature[3] = { 0, 0, 0 };
+		int rounds = 400;
+
+		for (int i = 0; i < rounds; i++) {
+			uint64_t g = grant(rng);
+
+			if (c.rank_wait && ranked_late(rng) == 0)
+				g += c.rank_wait;
+			homa_rtt_sample(&tx.r, g);
+			homa_rtt_sample(&rx.r, data(rng));
+			tx_rto = tx.r.srtt + 4 * tx.r.rttvar;
+			rx_rto = rx.r.srtt + 4 * rx.r.rttvar;
+			delays.clear();
+			for (int j = 0; j < 10; j++)
+				delays.push_back(data(rng));
+			for (uint32_t m = HOMA_RESEND_GRANT_RTT;
+			     m <= HOMA_RESEND_DATA_DELAY; m++) {
+				u64 rto;
+
+				homa_rtt_resend_basis(m, rx_rto, tx_rto, &rto);
+
+				premature[m] += premature_share(delays, rto);
+				sum[m] += rto / rounds;
+			}
+		}
+		for (double &p : premature)
+			p /= rounds;
+		/* Timed by the data delay: hardly ever early, never slow. */
+		EXPECT_LT(premature[HOMA_RESEND_DATA_DELAY], 0.01) << c.name;
+		EXPECT_LT(sum[HOMA_RESEND_DATA_DELAY], 3 * c.data_hi) << c.name;
+		if (!c.rank_wait) {
+			/* The round trip fires while the data is queued. */
+			EXPECT_GT(premature[HOMA_RESEND_GRANT_RTT], 0.9)
+				<< c.name;
+		} else {
+			/* The ranking wait makes lost data wait that long. */
+			EXPECT_GT(sum[HOMA_RESEND_GRANT_RTT],
+				  50 * sum[HOMA_RESEND_DATA_DELAY]) << c.name;
+		}
+	}
 }
 
 /* ---- homa_rtt_rto_ticks -------------------------------------------------- */

@@ -3,13 +3,14 @@
 # RTT measured on ordinary packets (/proc/net/homa_peers) has rtt_min
 # near 20 ms (a wide band: 15 to 60 ms) on both hosts, and the scheduled
 # window shown follows from it (3 x rtt_min x link_mbps). Once a peer is
-# measured, every RESEND to it is timed by its RTT (rtt_resend), and with
+# measured, every RESEND to it is timed by the delay its data takes
+# (rtt_resend 2; with 1, by the GRANT-timed round trip), and with
 # rtt_resend=0 by resend_ticks. The data delay (GRANT to granted byte)
 # is measured too; a path made fifteen times slower turns the peer
 # congested and back (with hysteresis), and with rtt_congestion_react
 # cuts its share of the grant window; the GRANTs say congested, and the
 # sender (react bit 2) cuts the unscheduled bytes of its next messages.
-# Under loss RTT-timed RESENDs repair it.
+# Under loss RTT-timed RESENDs repair it, timed either way.
 #
 #   [rtt1] veth1 10.12.0.1 --netem 10 ms-- veth2 10.12.0.2 [rtt2]
 # shellcheck source=test/vm/lib.sh
@@ -58,6 +59,11 @@ for side in "rtt1 10.12.0.2" "rtt2 10.12.0.1"; do
 	check "$ns: data delay at least 15 ms" test "${rxmin:-0}" -ge 15000000
 	check "$ns: recent data delay at least its minimum" \
 		test "${recent:-0}" -ge "${rxmin:-0}"
+	rxsrtt=$(peer_field "$ns" "$addr" rx_srtt_ns)
+	echo "# $ns -> $addr: rx_srtt $rxsrtt ns rx_rttvar" \
+		"$(peer_field "$ns" "$addr" rx_rttvar_ns) ns"
+	check "$ns: smoothed data delay at least its minimum" \
+		test "${rxsrtt:-0}" -ge "${rxmin:-0}"
 	check_eq "$ns: full grant share (react off)" \
 		"$(peer_field "$ns" "$addr" grant_scale)" 1024
 	cong=$(peer_field "$ns" "$addr" congested)
@@ -68,22 +74,30 @@ for side in "rtt1 10.12.0.2" "rtt2 10.12.0.1"; do
 		-ge 0 -a "${backoff:--1}" -le 6
 done
 
-# Measured peer, rtt_resend on: no RESEND is timed by resend_ticks.
+# Measured peer (data delay too), rtt_resend 2 (the default): no RESEND
+# is timed by resend_ticks, nor by the GRANT-timed round trip.
 tick0=$(metric rtt1 resends_tick)
+grt0=$(metric rtt1 resends_rtt_timed)
 check "10 more RPCs, RTT-timed" in_ns rtt1 "$HOMA_TEST" client 10.12.0.2 \
 	62 10 100000 2
-check_eq "rtt_resend=1: no tick-timed RESENDs" "$(metric rtt1 resends_tick)" \
+check_eq "rtt_resend=2: no tick-timed RESENDs" "$(metric rtt1 resends_tick)" \
 	"$tick0"
-echo "# rtt_resend=1: $(metric rtt1 resends_rtt_timed) RTT-timed RESENDs"
+check_eq "rtt_resend=2: no RESENDs timed by the GRANT round trip" \
+	"$(metric rtt1 resends_rtt_timed)" "$grt0"
+echo "# rtt_resend=2: $(metric rtt1 resends_delay_timed) RESENDs timed" \
+	"by the data delay"
 
 # rtt_resend off: every RESEND is timed by resend_ticks.
 in_ns rtt1 sysctl -q -w net.homa.rtt_resend=0
 rtt0=$(metric rtt1 resends_rtt_timed)
+dly0=$(metric rtt1 resends_delay_timed)
 tick0=$(metric rtt1 resends_tick)
 check "10 RPCs, tick-timed" in_ns rtt1 "$HOMA_TEST" client 10.12.0.2 62 \
 	10 100000 2
 check_eq "rtt_resend=0: no RTT-timed RESENDs" \
 	"$(metric rtt1 resends_rtt_timed)" "$rtt0"
+check_eq "rtt_resend=0: no delay-timed RESENDs" \
+	"$(metric rtt1 resends_delay_timed)" "$dly0"
 echo "# rtt_resend=0: $(( $(metric rtt1 resends_tick) - tick0 ))" \
 	"tick-timed RESENDs (spurious: the RTT is 4 times resend_ticks)"
 
@@ -152,25 +166,39 @@ check "react off: 2 RPCs" in_ns rtt1 "$HOMA_TEST" client 10.12.0.2 62 \
 check_eq "react off: sender's unscheduled share back to all" \
 	"$(peer_field rtt2 10.12.0.1 tx_scale)" 1024
 
-# Loss: RTT-timed RESENDs repair it. The server's NEED_ACK (after
-# request_ack_ticks of silence) would make the client ask for lost
-# response bytes first, outside its timer: hold it off so the client's
-# own RTT-timed RESENDs must do the repair.
-in_ns rtt1 sysctl -q -w net.homa.rtt_resend=1
+# Loss: RTT-timed RESENDs repair it, with each basis. The server's
+# NEED_ACK (after request_ack_ticks of silence) would make the client ask
+# for lost response bytes first, outside its timer: hold it off so the
+# client's own RTT-timed RESENDs must do the repair.
 in_ns rtt2 sysctl -q -w net.homa.request_ack_ticks=10000
 tc -n rtt1 qdisc replace dev veth1 root netem delay 10ms loss 5%
 tc -n rtt2 qdisc replace dev veth2 root netem delay 10ms loss 5%
-# Both hosts count: the server has nothing but its timer to find lost
-# request packets.
-rtt_timed() {
-	echo $(( $(metric rtt1 resends_rtt_timed) + \
-		 $(metric rtt2 resends_rtt_timed) ))
+# sum_metric NAME: NAME on both hosts (the server has nothing but its
+# timer to find lost request packets).
+sum_metric() {
+	echo $(( $(metric rtt1 "$1") + $(metric rtt2 "$1") ))
 }
-rtt0=$(rtt_timed)
-check "5% loss: 20 RPCs of 100000 B" in_ns rtt1 "$HOMA_TEST" client \
-	10.12.0.2 62 20 100000 2
-echo "# 5% loss: $(( $(rtt_timed) - rtt0 )) RTT-timed RESENDs"
-check "5% loss: RTT-timed RESENDs sent" test "$(rtt_timed)" -gt "$rtt0"
+for mode in 1 2; do
+	in_ns rtt1 sysctl -q -w net.homa.rtt_resend=$mode
+	in_ns rtt2 sysctl -q -w net.homa.rtt_resend=$mode
+	rtt0=$(sum_metric resends_rtt_timed)
+	dly0=$(sum_metric resends_delay_timed)
+	check "rtt_resend=$mode, 5% loss: 20 RPCs of 100000 B" in_ns rtt1 \
+		"$HOMA_TEST" client 10.12.0.2 62 20 100000 2
+	rtt=$(( $(sum_metric resends_rtt_timed) - rtt0 ))
+	dly=$(( $(sum_metric resends_delay_timed) - dly0 ))
+	echo "# rtt_resend=$mode, 5% loss: RESENDs timed by the GRANT" \
+		"round trip $rtt, by the data delay $dly"
+	if [ "$mode" = 1 ]; then
+		check "rtt_resend=1, 5% loss: GRANT-timed RESENDs sent" \
+			test "$rtt" -gt 0
+		check_eq "rtt_resend=1, 5% loss: none timed by the data delay" \
+			"$dly" 0
+	else
+		check "rtt_resend=2, 5% loss: delay-timed RESENDs sent" \
+			test "$dly" -gt 0
+	fi
+done
 tc -n rtt1 qdisc del dev veth1 root
 tc -n rtt2 qdisc del dev veth2 root
 live_zero rtt1 rtt2

@@ -11,7 +11,8 @@
 # Each size (30 KB, 100 KB, 1 MB) must complete, every byte checked, with
 # at most RESENT_MAX packets retransmitted per RPC (a bound on work, not
 # on time). Prints per size the RTT and what each RPC cost: RESENDs (all;
-# timed by the RTT; by resend_ticks; the rest answer NEED_ACKs), RESENDs
+# timed by the data delay; by the GRANT-timed round trip; by
+# resend_ticks; the rest answer NEED_ACKs), RESENDs
 # answered BUSY because the data was in the host, retransmitted packets,
 # BUSYs, NEED_ACKs. UPLINK_FULL=1 (test/vm/run.sh x_uplink_prio.sh) adds
 # 100 B and 10 KB, and the same with link_mbps right (16) for comparison.
@@ -50,6 +51,7 @@ run() {
 		b0=$(sum pkts_tx_busy)
 		n0=$(sum pkts_tx_need_ack)
 		t0=$(sum resends_rtt_timed)
+		y0=$(sum resends_delay_timed)
 		k0=$(sum resends_tick)
 		h0=$(sum resend_in_host)
 		if ! out=$(in_ns h0 timeout 120 "$HOMA_TEST" client 10.0.0.2 \
@@ -61,7 +63,8 @@ run() {
 		resent=$(( ($(sum data_resent) - d0) / count ))
 		echo "# link_mbps $mbps, $size B x $count: $(echo "$out" |
 			grep -o 'p50.*'); per RPC: RESENDs" \
-			"$(( ($(sum resends_sent) - r0) / count )) (RTT-timed" \
+			"$(( ($(sum resends_sent) - r0) / count )) (data delay" \
+			"$(( ($(sum resends_delay_timed) - y0) / count )), RTT" \
 			"$(( ($(sum resends_rtt_timed) - t0) / count )), tick" \
 			"$(( ($(sum resends_tick) - k0) / count ))), in host" \
 			"$(( ($(sum resend_in_host) - h0) / count )), packets" \
