@@ -23,15 +23,19 @@
 #define HOMA_REACT_UNSCHED	0x2
 
 /*
- * What a receiver's RESENDs to a peer are timed by (sysctl rtt_resend):
- * resend_ticks alone; the round trip this host's DATA and the peer's
- * GRANTs make; or the delay the peer's data takes to reach this host
- * (GRANT to granted byte) once measured, else that round trip
- * (homa_rtt_resend_basis()).
+ * What a receiver's RESENDs to a peer are timed by (sysctl rtt_resend,
+ * homa_rtt_resend_basis()): HOMA_RESEND_FIXED, resend_ticks alone;
+ * HOMA_RESEND_GRANT_RTT, the round trip this host's DATA and the peer's
+ * GRANTs make; HOMA_RESEND_SMALLER, the smaller of that round trip's
+ * timeout and the timeout of the delay the peer's data takes to reach
+ * this host (GRANT to granted byte), whichever is measured.
+ * HOMA_RESEND_DATA_DELAY is not a setting: it says that the data delay
+ * gave the timeout.
  */
 #define HOMA_RESEND_FIXED	0
 #define HOMA_RESEND_GRANT_RTT	1
-#define HOMA_RESEND_DATA_DELAY	2
+#define HOMA_RESEND_SMALLER	2
+#define HOMA_RESEND_DATA_DELAY	3
 
 /**
  * struct homa_config - every net.homa.* value of one namespace. All fields
@@ -212,7 +216,7 @@ struct homa_config {
 	/**
 	 * @rtt_resend: what RESENDs are timed by: HOMA_RESEND_FIXED
 	 * (resend_ticks only), HOMA_RESEND_GRANT_RTT or
-	 * HOMA_RESEND_DATA_DELAY (homa_rtt_resend_basis()).
+	 * HOMA_RESEND_SMALLER (homa_rtt_resend_basis()).
 	 */
 	int rtt_resend;
 

@@ -229,8 +229,9 @@ struct homa_peer {
 
 	/**
 	 * @rx_rto_ns: srtt + 4 x rttvar of @rx_rtt at the last sample (0:
-	 * none yet), the timeout of RESENDs to the peer with rtt_resend at
-	 * HOMA_RESEND_DATA_DELAY; written under @lock, read with READ_ONCE().
+	 * none yet), a candidate timeout of RESENDs to the peer
+	 * (homa_rtt_resend_basis()); written under @lock, read with
+	 * READ_ONCE().
 	 */
 	u64 rx_rto_ns;
 

@@ -6,9 +6,8 @@
  * first DATA packet of the response, ends the measurement. Following
  * Karn's rule a message any of whose data was sent again gives no sample.
  * The samples feed the peer's estimator (homa_rtt.c decides), which gives
- * the RTT-adaptive scheduled window for the grant code, the timeout of
- * RTT-timed RESENDs until the data delay below is measured, and the lines
- * of /proc/net/homa_peers.
+ * the RTT-adaptive scheduled window for the grant code, a timeout of
+ * RTT-timed RESENDs, and the lines of /proc/net/homa_peers.
  *
  * Those samples are timed by a GRANT, which goes at the highest priority
  * past the queues scheduled data waits in. So a receiver also times its
@@ -18,8 +17,8 @@
  * grant window the peer's messages get follows it (AIMD). GRANTs echo the
  * state to the sender (HOMA_GRANT_CONGESTED), whose share of the
  * unscheduled window toward the peer can follow it the same way. The
- * data delay also times this host's RESENDs to the peer (rtt_resend): it
- * is how long granted bytes take to come.
+ * data delay gives the other timeout of this host's RESENDs to the peer
+ * (rtt_resend, homa_rtt_resend_basis()).
  */
 
 #include <linux/proc_fs.h>
@@ -358,7 +357,7 @@ void homa_rpc_resend_judge(struct homa_rpc *rpc)
 /**
  * homa_peer_resend_ticks() - Silent ticks after which a receiver asks a
  * peer for missing data: the peer's retransmission timeout (of the delay
- * its data takes to arrive, or of the GRANT-timed round trip: rtt_resend,
+ * its data takes to arrive or of the GRANT-timed round trip: rtt_resend,
  * homa_rtt_resend_basis()), at least
  * rtt_resend_min_us and at most half of timeout_ticks, then doubled for
  * each level of the peer's backoff (homa_rpc_resend_judge()), again at

@@ -232,22 +232,27 @@ u64 homa_rtt_rto(const struct homa_rtt *r, u64 min_ns, u64 max_ns)
  * homa_rtt_resend_basis() - The retransmission timeout a receiver's
  * RESENDs to a peer are timed by.
  * @mode: rtt_resend (HOMA_RESEND_FIXED, HOMA_RESEND_GRANT_RTT or
- *	HOMA_RESEND_DATA_DELAY).
+ *	HOMA_RESEND_SMALLER).
  * @data_rto: srtt + 4 * rttvar of the delay the peer's data takes to
  *	arrive, from the GRANT that let it go (0: no sample yet).
  * @grant_rto: srtt + 4 * rttvar of the round trip from this host's first
  *	DATA of a message to the peer's first GRANT for it (0: no sample
  *	yet).
- *
- * The data delay is what a RESEND waits for: the time granted bytes take
- * to come, through every queue they wait in on the way. The GRANT-timed
- * round trip is the wrong direction's: it includes the time the peer, as
- * a receiver, took to rank this host's messages (seconds under a
- * backlog), and control packets skip the queues the peer's data waits
- * in. It stands in only until the data delay has a sample.
- *
  * @rto: set to the timeout in ns, or 0 for none (the caller then keeps
  *	its fixed timeout).
+ *
+ * Each measure fails one way. The GRANT-timed round trip includes the
+ * time the peer, as a receiver, took to rank this host's message
+ * (seconds under a backlog), and a host that never sends the peer a
+ * message long enough to be granted (a server of short responses) has no
+ * sample at all. The data delay includes the time the peer's earlier
+ * granted bytes take to leave it, so it is longer than the silence a
+ * lost packet leaves on a clean path. With HOMA_RESEND_SMALLER the
+ * smaller of the two wins, and either alone when only one is measured.
+ * Too short a timeout costs a RESEND that the peer answers with BUSY
+ * while the bytes are still in its host, and premature rounds back the
+ * timeout off (homa_rtt_backoff()); too long a one costs lost data that
+ * long.
  *
  * Return: the basis that gave *@rto: HOMA_RESEND_DATA_DELAY,
  * HOMA_RESEND_GRANT_RTT, or HOMA_RESEND_FIXED for none.
@@ -257,7 +262,8 @@ u32 homa_rtt_resend_basis(u32 mode, u64 data_rto, u64 grant_rto, u64 *rto)
 	*rto = 0;
 	if (mode == HOMA_RESEND_FIXED)
 		return HOMA_RESEND_FIXED;
-	if (mode == HOMA_RESEND_DATA_DELAY && data_rto) {
+	if (mode == HOMA_RESEND_SMALLER && data_rto &&
+	    (!grant_rto || data_rto <= grant_rto)) {
 		*rto = data_rto;
 		return HOMA_RESEND_DATA_DELAY;
 	}

@@ -543,18 +543,18 @@ TEST(homa_rtt, homa_rtt_resend_basis__modes)
 		{ HOMA_RESEND_GRANT_RTT, 7000, 9000, HOMA_RESEND_GRANT_RTT,
 		  9000 },
 		{ HOMA_RESEND_GRANT_RTT, 7000, 0, HOMA_RESEND_FIXED, 0 },
-		/* The data delay once measured, larger or smaller... */
-		{ HOMA_RESEND_DATA_DELAY, 7000, 9000, HOMA_RESEND_DATA_DELAY,
+		/* The smaller of the two, the data delay on a tie... */
+		{ HOMA_RESEND_SMALLER, 7000, 9000, HOMA_RESEND_DATA_DELAY,
 		  7000 },
-		{ HOMA_RESEND_DATA_DELAY, 90000, 9000, HOMA_RESEND_DATA_DELAY,
-		  90000 },
-		/* ...and equal to the round trip, still the data delay... */
-		{ HOMA_RESEND_DATA_DELAY, 9000, 9000, HOMA_RESEND_DATA_DELAY,
+		{ HOMA_RESEND_SMALLER, 90000, 9000, HOMA_RESEND_GRANT_RTT,
 		  9000 },
-		/* ...else the round trip, else none. */
-		{ HOMA_RESEND_DATA_DELAY, 0, 9000, HOMA_RESEND_GRANT_RTT,
+		{ HOMA_RESEND_SMALLER, 9000, 9000, HOMA_RESEND_DATA_DELAY,
 		  9000 },
-		{ HOMA_RESEND_DATA_DELAY, 0, 0, HOMA_RESEND_FIXED, 0 },
+		/* ...either alone when only one is measured, else none. */
+		{ HOMA_RESEND_SMALLER, 0, 9000, HOMA_RESEND_GRANT_RTT, 9000 },
+		{ HOMA_RESEND_SMALLER, 7000, 0, HOMA_RESEND_DATA_DELAY,
+		  7000 },
+		{ HOMA_RESEND_SMALLER, 0, 0, HOMA_RESEND_FIXED, 0 },
 	};
 
 	for (auto &c : cases) {
@@ -568,38 +568,28 @@ TEST(homa_rtt, homa_rtt_resend_basis__modes)
 }
 
 /*
- * Share of @delays that take longer than @rto: each would have drawn a
- * RESEND for data that was only late.
+ * A model of the faults each measure has, with the real estimators and
+ * the timeouts homa_peer keeps (srtt + 4 * rttvar after each sample). A
+ * receiver that ranks this host's messages late: now and then the
+ * GRANT-timed round trip takes seconds while the data comes in 1-3 ms.
+ * A clean 20 ms path: the round trip is 20-22 ms, the data delay 20-60 ms
+ * (the peer's earlier granted bytes go first). A server of short
+ * responses: no round-trip sample at all. The rule must never be the
+ * larger of the two measured, and never worse than the old rule where
+ * the old one had a sample.
  */
-double premature_share(const std::vector<uint64_t> &delays, uint64_t rto)
-{
-	size_t late = 0;
-
-	for (uint64_t d : delays)
-		late += d > rto;
-	return delays.empty() ? 0.0 : (double)late / (double)delays.size();
-}
-
-/*
- * A model of the two measures under the two faults they can have. A slow
- * queue that control packets skip: the peer's data waits 20-60 ms in it,
- * while the GRANT-timed round trip sees only the 1 ms path. A receiver
- * that ranks this host's messages late: the GRANT-timed round trip takes
- * seconds now and then, while the peer's data comes in 1-3 ms. The
- * estimators are the real ones; the timeouts are those homa_peer keeps
- * (srtt + 4 * rttvar after each sample), and each is judged on the data
- * delays that follow it.
- */
-TEST(homa_rtt, homa_rtt_resend_basis__slow_queue_model)
+TEST(homa_rtt, homa_rtt_resend_basis__model)
 {
 	std::mt19937_64 rng(146);
 	const uint64_t ms = 1000000;
 	struct Case {
 		const char *name;
 		uint64_t data_lo, data_hi, grant_lo, grant_hi, rank_wait;
+		bool grant_samples;
 	} cases[] = {
-		{ "queue control skips", 20 * ms, 60 * ms, ms, ms + ms / 5, 0 },
-		{ "late ranking", ms, 3 * ms, ms, ms + ms / 5, 2000 * ms },
+		{ "late ranking", ms, 3 * ms, ms, ms + ms / 5, 2000 * ms, true },
+		{ "clean path", 20 * ms, 60 * ms, 20 * ms, 22 * ms, 0, true },
+		{ "short responses", ms, 3 * ms, 0, 0, 0, false },
 	};
 
 	for (const Case &c : cases) {
@@ -609,47 +599,49 @@ TEST(homa_rtt, homa_rtt_resend_basis__slow_queue_model)
 							      c.grant_hi);
 		std::uniform_int_distribution<int> ranked_late(0, 9);
 		Rtt rx, tx;
-		std::vector<uint64_t> delays;
-		uint64_t rx_rto = 0, tx_rto = 0, sum[3] = { 0, 0, 0 };
-		double premature[3] = { 0, 0, 0 };
+		double mean[3] = { 0, 0, 0 };
 		int rounds = 400;
 
 		for (int i = 0; i < rounds; i++) {
-			uint64_t g = grant(rng);
+			u64 rto[3] = { 0, 0, 0 };
 
-			if (c.rank_wait && ranked_late(rng) == 0)
-				g += c.rank_wait;
-			homa_rtt_sample(&tx.r, g);
-			homa_rtt_sample(&rx.r, data(rng));
-			tx_rto = tx.r.srtt + 4 * tx.r.rttvar;
-			rx_rto = rx.r.srtt + 4 * rx.r.rttvar;
-			delays.clear();
-			for (int j = 0; j < 10; j++)
-				delays.push_back(data(rng));
-			for (uint32_t m = HOMA_RESEND_GRANT_RTT;
-			     m <= HOMA_RESEND_DATA_DELAY; m++) {
-				u64 rto;
+			if (c.grant_samples) {
+				uint64_t g = grant(rng);
 
-				homa_rtt_resend_basis(m, rx_rto, tx_rto, &rto);
-
-				premature[m] += premature_share(delays, rto);
-				sum[m] += rto / rounds;
+				if (c.rank_wait && ranked_late(rng) == 0)
+					g += c.rank_wait;
+				homa_rtt_sample(&tx.r, g);
 			}
+			homa_rtt_sample(&rx.r, data(rng));
+			uint64_t tx_rto = c.grant_samples ?
+				tx.r.srtt + 4 * tx.r.rttvar : 0;
+			uint64_t rx_rto = rx.r.srtt + 4 * rx.r.rttvar;
+
+			for (uint32_t m = HOMA_RESEND_GRANT_RTT;
+			     m <= HOMA_RESEND_SMALLER; m++) {
+				homa_rtt_resend_basis(m, rx_rto, tx_rto,
+						      &rto[m]);
+				mean[m] += (double)rto[m] / rounds;
+			}
+			/* Never the larger of two measured timeouts. */
+			ASSERT_EQ(rto[HOMA_RESEND_SMALLER],
+				  tx_rto ? std::min(tx_rto, rx_rto) : rx_rto)
+				<< c.name << " round " << i;
 		}
-		for (double &p : premature)
-			p /= rounds;
-		/* Timed by the data delay: hardly ever early, never slow. */
-		EXPECT_LT(premature[HOMA_RESEND_DATA_DELAY], 0.01) << c.name;
-		EXPECT_LT(sum[HOMA_RESEND_DATA_DELAY], 3 * c.data_hi) << c.name;
-		if (!c.rank_wait) {
-			/* The round trip fires while the data is queued. */
-			EXPECT_GT(premature[HOMA_RESEND_GRANT_RTT], 0.9)
-				<< c.name;
-		} else {
-			/* The ranking wait makes lost data wait that long. */
-			EXPECT_GT(sum[HOMA_RESEND_GRANT_RTT],
-				  50 * sum[HOMA_RESEND_DATA_DELAY]) << c.name;
-		}
+		/* Always a timeout, and one the data delay bounds. */
+		EXPECT_GT(mean[HOMA_RESEND_SMALLER], 0.0) << c.name;
+		EXPECT_LT(mean[HOMA_RESEND_SMALLER], 3.0 * c.data_hi) << c.name;
+		if (c.rank_wait)
+			/* The old rule waited out the ranking. */
+			EXPECT_GT(mean[HOMA_RESEND_GRANT_RTT],
+				  50 * mean[HOMA_RESEND_SMALLER]) << c.name;
+		else if (c.grant_samples)
+			/* No later than the old rule on a clean path. */
+			EXPECT_LE(mean[HOMA_RESEND_SMALLER],
+				  mean[HOMA_RESEND_GRANT_RTT]) << c.name;
+		else
+			/* The old rule had nothing to go by. */
+			EXPECT_EQ(mean[HOMA_RESEND_GRANT_RTT], 0.0) << c.name;
 	}
 }
 
