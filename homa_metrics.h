@@ -108,9 +108,11 @@
  * @HOMA_M_unsched_cut_msgs: messages sent with fewer unscheduled bytes
  *	for that share.
  * @HOMA_M_resends_rtt_timed: RESENDs timed by the GRANT-timed round trip
- *	to the peer (rtt_resend 1, or 2 before the data delay is measured).
+ *	to the peer (rtt_resend 1; with 2, when its timeout was the smaller
+ *	or the only one measured).
  * @HOMA_M_resends_delay_timed: RESENDs timed by the delay of the peer's
- *	data (rtt_resend 2).
+ *	data (rtt_resend 2, when its timeout was the smaller or the only one
+ *	measured).
  * @HOMA_M_resends_tick: RESENDs timed by resend_ticks.
  * @HOMA_M_resends_spurious: rounds of an RPC's RESENDs whose
  *	retransmissions all arrived as duplicates: they were premature.
