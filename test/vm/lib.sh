@@ -114,6 +114,19 @@ homa_set() {
 	done
 }
 
+# netem_rtt_pair: namespaces rtt1 (10.12.0.1) and rtt2 (10.12.0.2) joined
+# by a veth pair whose two ends each delay by 10 ms (netem), with
+# timeout_ticks 2000 (loss added later would otherwise make timeouts
+# likely at 20 ms RTTs) and a homa_test server on rtt2 port 62.
+netem_rtt_pair() {
+	modprobe sch_netem 2>/dev/null || true
+	link_pair rtt1 rtt2 10.12.0
+	homa_set timeout_ticks=2000 rtt1 rtt2
+	tc -n rtt1 qdisc replace dev veth1 root netem delay 10ms
+	tc -n rtt2 qdisc replace dev veth2 root netem delay 10ms
+	serve rtt2 4 62
+}
+
 # metric NS NAME: the value of one Homa metric in a namespace.
 metric() {
 	# shellcheck disable=SC2016	# $1 and $2 are awk's fields

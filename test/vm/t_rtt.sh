@@ -17,13 +17,7 @@
 # shellcheck source=test/vm/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-modprobe sch_netem 2>/dev/null || true
-link_pair rtt1 rtt2 10.12.0
-# Loss below would otherwise make timeouts likely at 20 ms RTTs.
-homa_set timeout_ticks=2000 rtt1 rtt2
-tc -n rtt1 qdisc replace dev veth1 root netem delay 10ms
-tc -n rtt2 qdisc replace dev veth2 root netem delay 10ms
-serve rtt2 4 62
+netem_rtt_pair
 
 # peer_field NS ADDR COLUMN: a column of ADDR's line in NS's homa_peers.
 peer_field() {

@@ -10,12 +10,7 @@
 # shellcheck source=test/vm/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-modprobe sch_netem 2>/dev/null || true
-link_pair rtt1 rtt2 10.12.0
-homa_set timeout_ticks=2000 rtt1 rtt2
-tc -n rtt1 qdisc replace dev veth1 root netem delay 10ms
-tc -n rtt2 qdisc replace dev veth2 root netem delay 10ms
-serve rtt2 4 62
+netem_rtt_pair
 # Measure both peers on a clean path first.
 check "clean path: 10 RPCs" in_ns rtt1 "$HOMA_TEST" client 10.12.0.2 62 \
 	10 100000 1
