@@ -236,6 +236,14 @@ struct homa_peer {
 	u64 rx_rto_ns;
 
 	/**
+	 * @rx_sched_window: homa_rtt_sched_window() of @rx_rtt at the last
+	 * sample (0: none yet), the window of the peer's messages while
+	 * @sched_window is 0 (homa_rtt_window_basis()); written under @lock,
+	 * read with READ_ONCE().
+	 */
+	u32 rx_sched_window;
+
+	/**
 	 * @congested: @rx_rtt.congested as of the last sample, for readers
 	 * without the lock (WRITE_ONCE under @lock, READ_ONCE).
 	 */

@@ -113,6 +113,7 @@ static enum homa_metric homa_peer_scale_step(struct homa_peer *peer, u64 now)
 void homa_peer_rx_sample(struct homa_peer *peer, u64 ns)
 {
 	u32 factor = homa_cfg(peer->hnet, rtt_congestion_factor);
+	u32 mbps = homa_cfg(peer->hnet, link_mbps);
 	u64 now = ktime_get_ns();
 	enum homa_metric step;
 	int change;
@@ -121,6 +122,8 @@ void homa_peer_rx_sample(struct homa_peer *peer, u64 ns)
 	homa_rtt_sample(&peer->rx_rtt, ns);
 	WRITE_ONCE(peer->rx_rto_ns,
 		   (peer->rx_rtt.srtt + 4 * peer->rx_rtt.rttvar) ? : 1);
+	WRITE_ONCE(peer->rx_sched_window,
+		   homa_rtt_sched_window(&peer->rx_rtt, mbps));
 	change = homa_rtt_congestion_update(&peer->rx_rtt, factor);
 	WRITE_ONCE(peer->congested, peer->rx_rtt.congested);
 	step = homa_peer_scale_step(peer, now);
@@ -289,18 +292,22 @@ void homa_rpc_rtt_heard(struct homa_rpc *rpc, u8 type)
 
 /**
  * homa_peer_sched_window() - The RTT-adaptive scheduled window for
- * messages from a peer: 3 x rtt_min x link_mbps (as of its last sample;
- * no lock needed), at least rtt_window_min.
+ * messages from a peer: 3 x rtt_min x link_mbps of the GRANT-timed round
+ * trip, or of the data delay where this host has no GRANT-timed sample
+ * (homa_rtt_window_basis(); as of the last samples, no lock needed), at
+ * least rtt_window_min.
  * @peer: the peer.
  *
  * Return: the window in bytes, or 0 when rtt_adaptive is off or the peer
- * has no RTT sample yet (the caller then uses its configured window).
+ * has no sample of either yet (the caller then uses its configured
+ * window).
  */
 u32 homa_peer_sched_window(struct homa_peer *peer)
 {
 	if (!homa_cfg(peer->hnet, rtt_adaptive))
 		return 0;
-	return homa_rtt_window_floor(READ_ONCE(peer->sched_window),
+	return homa_rtt_window_basis(READ_ONCE(peer->sched_window),
+				     READ_ONCE(peer->rx_sched_window),
 				     homa_cfg(peer->hnet, rtt_window_min));
 }
 
@@ -406,14 +413,16 @@ static void homa_peer_rtt_show(struct seq_file *seq, struct homa_peer *peer,
 	else
 		seq_printf(seq, "%-39pI6c", &peer->addr);
 	seq_printf(seq,
-		   " %8u %12llu %12llu %12llu %12u %14u %10u %12llu %12llu %9u %11u %12u %8u %12llu %12llu\n",
+		   " %8u %12llu %12llu %12llu %12u %14u %10u %12llu %12llu %9u %11u %12u %8u %12llu %12llu %12u %12u\n",
 		   rtt.num_samples, rtt.rtt_min, rtt.srtt, rtt.rttvar,
 		   homa_rtt_sched_window(&rtt, link_mbps),
 		   READ_ONCE(peer->resend_backoff), rx.num_samples,
 		   rx.rtt_min, homa_rtt_recent(&rx), rx.congested,
 		   scale ? : HOMA_RTT_SCALE_FULL,
 		   READ_ONCE(peer->tx_congested),
-		   tx_scale ? : HOMA_RTT_SCALE_FULL, rx.srtt, rx.rttvar);
+		   tx_scale ? : HOMA_RTT_SCALE_FULL, rx.srtt, rx.rttvar,
+		   homa_rtt_sched_window(&rx, link_mbps),
+		   homa_peer_sched_window(peer));
 }
 
 static int homa_peers_show(struct seq_file *seq, void *v)
@@ -424,11 +433,12 @@ static int homa_peers_show(struct seq_file *seq, void *v)
 	int bkt;
 
 	seq_printf(seq,
-		   "%-39s %8s %12s %12s %12s %12s %14s %10s %12s %12s %9s %11s %12s %8s %12s %12s\n",
+		   "%-39s %8s %12s %12s %12s %12s %14s %10s %12s %12s %9s %11s %12s %8s %12s %12s %12s %12s\n",
 		   "addr", "samples", "rtt_min_ns", "srtt_ns", "rttvar_ns",
 		   "sched_window", "resend_backoff", "rx_samples",
 		   "rx_rtt_min_ns", "rx_recent_ns", "congested", "grant_scale",
-		   "tx_congested", "tx_scale", "rx_srtt_ns", "rx_rttvar_ns");
+		   "tx_congested", "tx_scale", "rx_srtt_ns", "rx_rttvar_ns",
+		   "rx_window", "window");
 	rcu_read_lock();
 	hash_for_each_rcu(hnet->peers, bkt, peer, node)
 		homa_peer_rtt_show(seq, peer, link_mbps);

@@ -193,6 +193,29 @@ u32 homa_rtt_window_floor(u32 window, u32 min_bytes)
 }
 
 /**
+ * homa_rtt_window_basis() - The RTT-adaptive scheduled window of a peer's
+ * messages, from whichever round trip this host has measured. The
+ * GRANT-timed round trip needs this host to send the peer messages
+ * (a GRANT or a response ends each sample), so a host that only receives
+ * from the peer, as the server of short responses, never has one; the
+ * data delay (a GRANT of this host to the first byte it let go) it
+ * measures as soon as it grants. The GRANT-timed window is used where it
+ * exists, as before the data delay was measured.
+ * @grant_window: homa_rtt_sched_window() of the GRANT-timed round trip
+ *                (0: not measured).
+ * @delay_window: homa_rtt_sched_window() of the data delay (0: not
+ *                measured).
+ * @min_bytes: the floor (rtt_window_min, homa_rtt_window_floor()).
+ *
+ * Return: the window, or 0 when neither is measured (the configured
+ * window applies).
+ */
+u32 homa_rtt_window_basis(u32 grant_window, u32 delay_window, u32 min_bytes)
+{
+	return homa_rtt_window_floor(grant_window ? : delay_window, min_bytes);
+}
+
+/**
  * homa_rtt_max_incoming() - The receiver's limit on granted-but-
  * unreceived bytes for a window.
  * @window: the scheduled window in bytes.

@@ -109,6 +109,7 @@ int homa_rtt_congested(const struct homa_rtt *r, u32 factor);
 int homa_rtt_congestion_update(struct homa_rtt *r, u32 factor);
 u32 homa_rtt_sched_window(const struct homa_rtt *r, u32 link_mbps);
 u32 homa_rtt_window_floor(u32 window, u32 min_bytes);
+u32 homa_rtt_window_basis(u32 grant_window, u32 delay_window, u32 min_bytes);
 u64 homa_rtt_max_incoming(u32 window, u32 max_overcommit);
 u64 homa_rtt_rto(const struct homa_rtt *r, u64 min_ns, u64 max_ns);
 u32 homa_rtt_resend_basis(u32 mode, u64 data_rto, u64 grant_rto, u64 *rto);

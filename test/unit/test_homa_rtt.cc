@@ -498,6 +498,59 @@ TEST(homa_rtt, homa_rtt_window_floor__values)
 	EXPECT_EQ(homa_rtt_window_floor(0xffffffffu, 1000000), 0xffffffffu);
 }
 
+/* ---- homa_rtt_window_basis ----------------------------------------------- */
+
+TEST(homa_rtt, homa_rtt_window_basis__values)
+{
+	/* Neither measured: 0, the configured window applies. */
+	EXPECT_EQ(homa_rtt_window_basis(0, 0, 10000), 0u);
+	/* Only the data delay measured: its window, floored. */
+	EXPECT_EQ(homa_rtt_window_basis(0, 2400, 10000), 10000u);
+	EXPECT_EQ(homa_rtt_window_basis(0, 30000, 10000), 30000u);
+	EXPECT_EQ(homa_rtt_window_basis(0, 2400, 0), 2400u);
+	/* The GRANT-timed window wins where it exists, smaller or larger. */
+	EXPECT_EQ(homa_rtt_window_basis(20000, 30000, 10000), 20000u);
+	EXPECT_EQ(homa_rtt_window_basis(40000, 30000, 10000), 40000u);
+	EXPECT_EQ(homa_rtt_window_basis(20000, 0, 10000), 20000u);
+	EXPECT_EQ(homa_rtt_window_basis(5000, 30000, 10000), 10000u);
+}
+
+/*
+ * The server of a closed loop that only receives (util/cp_vs_tcp --mode
+ * share: h1 and h2 send one-way messages to h0, on 16 Mbit/s links and
+ * switch bands of 128 KiB) times no round trip to its senders, but its
+ * data delays were 335-680 us. With the GRANT-timed window alone it kept
+ * the configured max_incoming, 400000 bytes, three times what the band
+ * holding the scheduled bytes takes; from the data delay it gets the
+ * floor's window and 8 of them in flight. On a 25 Gbit/s link with 20 us
+ * data delays the window is three of them, above the floor.
+ */
+TEST(homa_rtt, homa_rtt_window_basis__receiver_only_model)
+{
+	const uint32_t band_bytes = 131072, configured = 400000;
+	Rtt grant, delay;
+	uint32_t w;
+
+	delay.sample({ 4068200, 680000, 335050, 517200, 13590990 });
+	EXPECT_EQ(homa_rtt_sched_window(&grant.r, 16), 0u);
+	/* The GRANT-timed rule alone: no window, the configured limit. */
+	EXPECT_EQ(homa_rtt_window_floor(homa_rtt_sched_window(&grant.r, 16),
+					10000), 0u);
+	EXPECT_GT(configured, band_bytes);
+	w = homa_rtt_window_basis(homa_rtt_sched_window(&grant.r, 16),
+				  homa_rtt_sched_window(&delay.r, 16), 10000);
+	EXPECT_EQ(w, 10000u);
+	EXPECT_EQ(homa_rtt_max_incoming(w, 8), 80000u);
+	EXPECT_LT(homa_rtt_max_incoming(w, 8), band_bytes);
+
+	Rtt fast;
+
+	fast.sample({ 25000, 20000, 40000 });
+	/* 3 * 20000 ns * 25000 Mbit/s / 8000 */
+	EXPECT_EQ(homa_rtt_window_basis(0, homa_rtt_sched_window(&fast.r, 25000),
+					10000), 187500u);
+}
+
 /* ---- homa_rtt_max_incoming ----------------------------------------------- */
 
 TEST(homa_rtt, homa_rtt_max_incoming__product)

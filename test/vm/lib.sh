@@ -120,7 +120,7 @@ homa_set() {
 # likely at 20 ms RTTs) and a homa_test server on rtt2 port 62.
 netem_rtt_pair() {
 	modprobe sch_netem 2>/dev/null || true
-	link_pair rtt1 rtt2 10.12.0
+	link_pair rtt1 rtt2 10.12.0 fd12
 	homa_set timeout_ticks=2000 rtt1 rtt2
 	tc -n rtt1 qdisc replace dev veth1 root netem delay 10ms
 	tc -n rtt2 qdisc replace dev veth2 root netem delay 10ms

@@ -2,7 +2,9 @@
 # Per-peer RTT: with netem delaying every packet by 10 ms each way, the
 # RTT measured on ordinary packets (/proc/net/homa_peers) has rtt_min
 # near 20 ms (a wide band: 15 to 60 ms) on both hosts, and the scheduled
-# window shown follows from it (3 x rtt_min x link_mbps). Once a peer is
+# window shown follows from it (3 x rtt_min x link_mbps); a host that only
+# receives from a peer (over IPv6 here) takes it from the data delay
+# instead. Once a peer is
 # measured, every RESEND to it is timed by the smaller of the timeouts
 # of the delay its data takes and of the GRANT-timed round trip
 # (rtt_resend 2; with 1, by the round trip alone), and with rtt_resend=0
@@ -68,6 +70,48 @@ for side in "rtt1 10.12.0.2" "rtt2 10.12.0.1"; do
 	check "$ns: resend_backoff ($backoff) in 0..6" test "${backoff:--1}" \
 		-ge 0 -a "${backoff:--1}" -le 6
 done
+
+# The window grants use: the GRANT-timed one where measured (both sides
+# above, each having sent the other messages).
+floor=$(in_ns rtt1 sysctl -n net.homa.rtt_window_min)
+for side in "rtt1 10.12.0.2" "rtt2 10.12.0.1"; do
+	read -r ns addr <<< "$side"
+	sw=$(peer_field "$ns" "$addr" sched_window)
+	check_eq "$ns: window from the GRANT-timed round trip" \
+		"$(peer_field "$ns" "$addr" window)" \
+		"$(( ${sw:-0} > floor ? ${sw:-0} : floor ))"
+done
+
+# A host that only receives from a peer times no round trip to it (it
+# sends the peer nothing to GRANT or answer); its window comes from the
+# data delay. rtt1's IPv6 address is a peer rtt2 has not heard from: rtt1
+# sends it 3 one-way requests of 100000 B (granted), answered with 1 byte.
+start_ready rtt2 '^serving' "IPv6 sink" "$HOMA_TEST" sink 63 6
+for _ in 1 2 3; do
+	check "one-way 100000 B over IPv6" in_ns rtt1 "$HOMA_TEST" send \
+		fd12::2 63 100000 > /dev/null
+done
+kill "$READY_PID" 2> /dev/null
+wait "$READY_PID" 2> /dev/null || true
+rm -f "$READY_OUT"
+mbps=$(in_ns rtt2 sysctl -n net.homa.link_mbps)
+rxmin=$(peer_field rtt2 fd12::1 rx_rtt_min_ns)
+rxwin=$(peer_field rtt2 fd12::1 rx_window)
+echo "# rtt2 -> fd12::1 (receiver only): samples" \
+	"$(peer_field rtt2 fd12::1 samples) rx_samples" \
+	"$(peer_field rtt2 fd12::1 rx_samples) rx_rtt_min $rxmin ns" \
+	"rx_window $rxwin window $(peer_field rtt2 fd12::1 window)"
+check_eq "receiver only: no GRANT-timed sample" \
+	"$(peer_field rtt2 fd12::1 samples)" 0
+check "receiver only: data delay measured" \
+	test "$(peer_field rtt2 fd12::1 rx_samples)" -gt 0
+check_eq "receiver only: rx_window = 3 x rx_rtt_min x link rate" \
+	"$rxwin" "$((3 * ${rxmin:-0} * mbps / 8000))"
+check_eq "receiver only: window from the data delay" \
+	"$(peer_field rtt2 fd12::1 window)" \
+	"$(( ${rxwin:-0} > floor ? ${rxwin:-0} : floor ))"
+check "receiver only: a window" \
+	test "$(peer_field rtt2 fd12::1 window)" -gt 0
 
 # Measured peer, rtt_resend 2 (the default): no RESEND is timed by
 # resend_ticks.

@@ -6,6 +6,7 @@ before and just after the Homa clients run (Homa metrics, the switch's
 queues, what h0's TCP sockets received, /proc/stat) and what they come
 to; a run that fails becoming a record that says why."""
 
+import os
 import subprocess
 import threading
 import time
@@ -112,6 +113,18 @@ def readings_after(runner, cfg, tcp):
     r['sw'], r['t_sw'] = runner.switch_qdisc(), time.time()
     r['metrics'] = runner.homa_metrics()
     return r
+
+
+def save_peers(runner, rec, outdir, tag):
+    """Keep h0's /proc/net/homa_peers (its RTT estimates and scheduled
+    windows, per sender) after a run in OUTDIR as TAG-peers-h0.txt, named
+    in REC['peers_file']; nothing when it cannot be read."""
+    peers = runner.homa_peers(0)
+    if peers is None:
+        return
+    rec['peers_file'] = '%s-peers-h0.txt' % tag
+    with open(os.path.join(outdir, rec['peers_file']), 'w') as f:
+        f.write(peers)
 
 
 def record_readings(rec, outdir, tag, before, after):

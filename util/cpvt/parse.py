@@ -73,7 +73,8 @@ def parse_homa_metrics(text):
 _PEERS_COLS = ('samples', 'rtt_min_ns', 'srtt_ns', 'rttvar_ns', 'sched_window',
                'resend_backoff', 'rx_samples', 'rx_rtt_min_ns',
                'rx_recent_ns', 'congested', 'grant_scale', 'tx_congested',
-               'tx_scale', 'rx_srtt_ns', 'rx_rttvar_ns')
+               'tx_scale', 'rx_srtt_ns', 'rx_rttvar_ns', 'rx_window',
+               'window')
 
 
 def parse_homa_peers(text):

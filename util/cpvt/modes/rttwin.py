@@ -9,7 +9,7 @@ from ..common import log
 from ..cross import (TCP_BYTES, TCP_HOST, check_options, guarded,
                      metrics_summed, p0_figures, readings_after,
                      readings_before, record_readings, runs_table,
-                     start_tcp, tcp_figures)
+                     save_peers, start_tcp, tcp_figures)
 from ..experiment import (loaded_rtts, run_clients, start_servers,
                           stop_servers, wait_clients)
 from ..parse import parse_homa_peers
@@ -123,12 +123,8 @@ def run_rttwin_one(runner, proto, size, cross, cfg, outdir, tag=None,
         rec['loaded'] = run_clients(runner, proto, phase, jobs, outdir, cfg,
                                     seconds + 120)
         after = readings_after(runner, cfg, cross)
-        peers = runner.homa_peers(0)
+        save_peers(runner, rec, outdir, tag)
         record_readings(rec, outdir, tag, before, after)
-        if peers is not None:
-            rec['peers_file'] = '%s-peers-h0.txt' % tag
-            with open(os.path.join(outdir, rec['peers_file']), 'w') as f:
-                f.write(peers)
     finally:
         if tcp is not None:
             rec['tcp'] = wait_clients(runner, tcp, outdir, 30, stop=True)

@@ -11,7 +11,8 @@ import os
 from ..common import log
 from ..cross import (TCP_BYTES, TCP_HOST, Sampler, check_options,
                      guarded, p0_figures, readings_after, readings_before,
-                     record_readings, runs_table, start_tcp, tcp_figures)
+                     record_readings, runs_table, save_peers, start_tcp,
+                     tcp_figures)
 from ..experiment import (load_samples, run_clients, start_servers,
                           stop_servers, wait_clients)
 from ..plots import plot_shares
@@ -155,6 +156,7 @@ def run_share_one(runner, proto, wl, flows, cfg, outdir, tag=None,
             outdir, cfg, seconds + 120)
         rec['homa_t1'] = sampler.elapsed()
         after = readings_after(runner, cfg, flows)
+        save_peers(runner, rec, outdir, tag)
         record_readings(rec, outdir, tag, before, after)
     finally:
         if tcp is not None:
