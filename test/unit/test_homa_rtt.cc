@@ -502,17 +502,23 @@ TEST(homa_rtt, homa_rtt_window_floor__values)
 
 TEST(homa_rtt, homa_rtt_window_basis__values)
 {
-	/* Neither measured: 0, the configured window applies. */
-	EXPECT_EQ(homa_rtt_window_basis(0, 0, 10000), 0u);
-	/* Only the data delay measured: its window, floored. */
-	EXPECT_EQ(homa_rtt_window_basis(0, 2400, 10000), 10000u);
-	EXPECT_EQ(homa_rtt_window_basis(0, 30000, 10000), 30000u);
-	EXPECT_EQ(homa_rtt_window_basis(0, 2400, 0), 2400u);
-	/* The GRANT-timed window wins where it exists, smaller or larger. */
-	EXPECT_EQ(homa_rtt_window_basis(20000, 30000, 10000), 20000u);
-	EXPECT_EQ(homa_rtt_window_basis(40000, 30000, 10000), 40000u);
-	EXPECT_EQ(homa_rtt_window_basis(20000, 0, 10000), 20000u);
-	EXPECT_EQ(homa_rtt_window_basis(5000, 30000, 10000), 10000u);
+	static const struct {
+		uint32_t grant, delay, floor, want;
+		const char *why;
+	} cases[] = {
+		{ 0, 0, 10000, 0, "neither measured: the configured window" },
+		{ 0, 2400, 10000, 10000, "data delay only, floored" },
+		{ 0, 30000, 10000, 30000, "data delay only, above the floor" },
+		{ 0, 2400, 0, 2400, "data delay only, no floor" },
+		{ 20000, 30000, 10000, 20000, "GRANT-timed wins, smaller" },
+		{ 40000, 30000, 10000, 40000, "GRANT-timed wins, larger" },
+		{ 20000, 0, 10000, 20000, "GRANT-timed only" },
+		{ 5000, 30000, 10000, 10000, "GRANT-timed wins, floored" },
+	};
+
+	for (const auto &c : cases)
+		EXPECT_EQ(homa_rtt_window_basis(c.grant, c.delay, c.floor),
+			  c.want) << c.why;
 }
 
 /*
