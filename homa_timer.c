@@ -146,18 +146,19 @@ static u32 homa_rpc_owed(const struct homa_rpc *rpc)
  * the interval between its RESENDs: the peer's retransmission timeout
  * when rtt_resend is on and the peer has been measured, else
  * resend_ticks and resend_interval; never less than the time the link
- * needs to deliver what the host is owed. Sets *@timed_by to the metric
- * a RESEND sent now counts in.
+ * needs to deliver what the host is owed (stored in *@drain_ms). Sets
+ * *@timed_by to the metric a RESEND sent now counts in.
  */
 static int homa_timer_resend_wait(struct homa_rpc *rpc,
 				  const struct homa_config *c, int *interval,
-				  enum homa_metric *timed_by)
+				  int *drain_ms, enum homa_metric *timed_by)
 {
 	bool by_delay;
 	int ticks = min_t(u32, homa_peer_resend_ticks(rpc->peer, &by_delay),
 			  50000);
 	int drain = homa_rx_drain_ms(rpc->hsk->hnet, c);
 
+	*drain_ms = drain;
 	if (ticks > 0) {
 		*timed_by = by_delay ? HOMA_M_resends_delay_timed :
 				       HOMA_M_resends_rtt_timed;
@@ -188,13 +189,16 @@ static void homa_timer_params(struct homa_rpc *rpc,
 {
 	par->timeout_ms = READ_ONCE(c->timeout_ticks);
 	par->stall_ms = READ_ONCE(c->stall_ms);
+	par->busy_ms = READ_ONCE(c->resend_interval);
 	if (receiving) {
 		par->wait_ms = homa_timer_resend_wait(rpc, c,
 						      &par->interval_ms,
+						      &par->drain_ms,
 						      timed_by);
 	} else {
 		par->wait_ms = READ_ONCE(c->request_ack_ticks);
-		par->interval_ms = READ_ONCE(c->resend_interval);
+		par->interval_ms = par->busy_ms;
+		par->drain_ms = 0;
 	}
 }
 

@@ -91,8 +91,17 @@ static bool homa_probe_stall_counts(const struct homa_probe_view *v)
  * been silent for @par->timeout_ms, HOMA_TIMEOUT_PROBES probes went
  * unanswered and its whole peer is silent.
  * Otherwise it probes after @par->wait_ms of silence, then every
- * @par->interval_ms, doubled for each unanswered probe (up to
- * HOMA_PROBE_DOUBLINGS times) and for each BUSY.
+ * @par->interval_ms; after BUSY answers in a row, every @par->busy_ms
+ * doubled for each of them (up to HOMA_BUSY_BACKOFF_MAX times), at least
+ * @par->drain_ms. Either is doubled for each unanswered probe (up to
+ * HOMA_PROBE_DOUBLINGS times).
+ *
+ * A BUSY does not scale the retransmission timeout: that timeout guesses
+ * how long a silence means loss, and a BUSY has just ended the silence.
+ * Scaled, a timeout taken from delays measured under a queue (hundreds of
+ * ms) would make a message whose sender still holds copies of its packets
+ * (BUSY) wait up to 32 such timeouts for its next RESEND, its granted
+ * bytes holding the grant budget meanwhile.
  *
  * Return: the action.
  */
@@ -121,9 +130,12 @@ enum homa_probe_action homa_probe_tick(struct homa_probe *p,
 		return HOMA_PROBE_TIMEOUT;
 	if (p->silent_ms < par->wait_ms)
 		return HOMA_PROBE_NONE;
-	interval = par->interval_ms <<
-		   min_t(int, p->probes, HOMA_PROBE_DOUBLINGS);
-	interval <<= p->busy_backoff;
+	if (p->busy_backoff)
+		interval = max_t(int, par->busy_ms << p->busy_backoff,
+				 par->drain_ms);
+	else
+		interval = par->interval_ms;
+	interval <<= min_t(int, p->probes, HOMA_PROBE_DOUBLINGS);
 	if (p->since_probe_ms < interval)
 		return HOMA_PROBE_NONE;
 	return HOMA_PROBE_SEND;

@@ -14,7 +14,10 @@
 
 #include "homa_types.h"
 
-/* Most doublings of an RPC's probe interval that BUSY answers earn. */
+/*
+ * Most doublings of an RPC's probe interval that BUSY answers earn (of
+ * the BUSY base interval, homa_probe_params.busy_ms).
+ */
 #define HOMA_BUSY_BACKOFF_MAX 5
 
 /* Doublings of the probe interval that unanswered probes earn. */
@@ -122,6 +125,19 @@ struct homa_probe_params {
 
 	/** @interval_ms: the base interval between probes. */
 	int interval_ms;
+
+	/**
+	 * @busy_ms: the base interval after a BUSY answer instead (the peer
+	 * is alive and the bytes wait in its host: no loss to time), doubled
+	 * for each BUSY in a row.
+	 */
+	int busy_ms;
+
+	/**
+	 * @drain_ms: the interval after a BUSY is at least this (the time
+	 * the link needs to deliver what is already on its way).
+	 */
+	int drain_ms;
 };
 
 void homa_probe_init(struct homa_probe *p);

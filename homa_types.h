@@ -58,6 +58,12 @@ typedef __s64 s64;
 	__a < __b ? __a : __b;		\
 })
 
+#define max_t(type, a, b) ({		\
+	type __a = (a);			\
+	type __b = (b);			\
+	__a > __b ? __a : __b;		\
+})
+
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #endif

@@ -40,7 +40,8 @@ struct Probe {
 	}
 };
 
-homa_probe_params params(int timeout, int stall, int wait, int interval)
+homa_probe_params params(int timeout, int stall, int wait, int interval,
+			 int busy = -1, int drain = 0)
 {
 	homa_probe_params par;
 
@@ -48,6 +49,8 @@ homa_probe_params params(int timeout, int stall, int wait, int interval)
 	par.stall_ms = stall;
 	par.wait_ms = wait;
 	par.interval_ms = interval;
+	par.busy_ms = busy < 0 ? interval : busy;
+	par.drain_ms = drain;
 	return par;
 }
 
@@ -273,6 +276,56 @@ TEST(homa_probe_tick, busy_doubles_the_interval)
 	EXPECT_EQ(act, HOMA_PROBE_SEND);
 }
 
+TEST(homa_probe_tick, busy_doubles_its_own_base_not_the_timeout)
+{
+	/* A timeout of 600 ms (measured under a queue), BUSY base 5 ms. */
+	homa_probe_params par = params(100000, 0, 600, 600, 5);
+	homa_probe_action act;
+	Probe pr;
+
+	/*
+	 * Five BUSYs in a row: 5 << 5 = 160 ms, where doubling the timeout
+	 * would make it 600 << 5, over 19 s.
+	 */
+	for (int i = 0; i < 5; i++)
+		homa_probe_heard(&pr.p, false, true);
+	pr.p.silent_ms = 600;
+	EXPECT_EQ(ms_until(pr, view(true, false, false, false), par, &act,
+			   100000), 160);
+	EXPECT_EQ(act, HOMA_PROBE_SEND);
+	homa_probe_sent(&pr.p);
+	/* Unanswered after the BUSYs: that interval doubles. */
+	EXPECT_EQ(ms_until(pr, view(true, false, false, false), par, &act,
+			   100000), 320);
+	homa_probe_sent(&pr.p);
+	/* The peer sends data: the timeout (600 ms) rules again. */
+	homa_probe_heard(&pr.p, false, false);
+	EXPECT_EQ(ms_until(pr, view(true, false, false, false), par, &act,
+			   100000), 600);
+	homa_probe_sent(&pr.p);
+	/* Unanswered: the timeout doubles (600 << 1). */
+	EXPECT_EQ(ms_until(pr, view(true, false, false, false), par, &act,
+			   100000), 1200);
+}
+
+TEST(homa_probe_tick, busy_interval_is_at_least_the_drain_time)
+{
+	homa_probe_params par = params(100000, 0, 1, 600, 5, 70);
+	homa_probe_action act;
+	Probe pr;
+
+	homa_probe_heard(&pr.p, false, true);
+	/* 5 << 1 = 10 ms, but the link needs 70 ms for what is queued. */
+	EXPECT_EQ(ms_until(pr, view(true, false, false, false), par, &act,
+			   100000), 70);
+	homa_probe_sent(&pr.p);
+	for (int i = 0; i < 4; i++)
+		homa_probe_heard(&pr.p, false, true);
+	/* Five in a row: 160 ms is above the drain time. */
+	EXPECT_EQ(ms_until(pr, view(true, false, false, false), par, &act,
+			   100000), 160);
+}
+
 TEST(homa_probe_tick, timeout_needs_probes_and_a_silent_peer)
 {
 	homa_probe_params par = params(100, 0, 1, 1);
@@ -452,9 +505,10 @@ struct Model {
 			return HOMA_PROBE_TIMEOUT;
 		if (silent() < par.wait_ms)
 			return HOMA_PROBE_NONE;
-		long interval = (long)par.interval_ms *
-				(1L << std::min(probes(), 3)) *
-				(1L << busy());
+		long base = busy() ? std::max((long)par.busy_ms << busy(),
+					      (long)par.drain_ms) :
+				     (long)par.interval_ms;
+		long interval = base * (1L << std::min(probes(), 3));
 		return since_probe() >= interval ? HOMA_PROBE_SEND :
 						   HOMA_PROBE_NONE;
 	}
@@ -469,7 +523,9 @@ TEST(homa_probe_tick, random_runs_match_the_naive_model)
 	for (int run = 0; run < 300; run++) {
 		homa_probe_params par = params(
 			(int)(rng() % 400) + 1, rng() % 3 ? 0 : (int)(rng() % 600) + 1,
-			(int)(rng() % 50) + 1, (int)(rng() % 20) + 1);
+			(int)(rng() % 50) + 1, (int)(rng() % 200) + 1,
+			(int)(rng() % 20) + 1,
+			rng() % 2 ? 0 : (int)(rng() % 100));
 		bool receiving = rng() % 4 != 0;
 		Probe pr;
 		Model m;
