@@ -4,7 +4,9 @@
  * may come in any order, repeat or overlap one another; each one is folded
  * into a short sorted list of missing ranges, so the receive path learns how
  * many bytes were new, the timer learns what to ask for in a RESEND, and
- * the work per packet is bounded by HOMA_MAX_GAPS.
+ * the work per packet is bounded by HOMA_MAX_GAPS. The sender's side: the
+ * ranges RESENDs asked for, queued until they are sent again
+ * (struct homa_range_q).
  */
 
 #include "homa_gap.h"
@@ -207,4 +209,88 @@ u32 homa_gaps_gap_bytes(const struct homa_msg_gaps *g)
 	for (i = 0; i < g->num_gaps; i++)
 		total += g->gaps[i].end - g->gaps[i].start;
 	return total;
+}
+
+/**
+ * homa_rangeq_add() - Queue [@start, @end) to be sent again.
+ * @q: the queue.
+ * @start: first byte.
+ * @end: one past the last byte (an empty range is ignored).
+ *
+ * Ranges that overlap or touch become one. Disjoint ranges stay apart, so
+ * that the bytes between them (which arrived) are not sent again. When
+ * HOMA_RANGEQ_MAX ranges would not be enough, the two ranges with the
+ * smallest distance between them become one, bytes between included: a
+ * bounded cost, where dropping a range would leave it to another RESEND.
+ */
+void homa_rangeq_add(struct homa_range_q *q, u32 start, u32 end)
+{
+	struct homa_gap all[HOMA_RANGEQ_MAX + 1];
+	u32 i, n = 0, best = 0, dist = U32_MAX;
+	bool added = false;
+
+	if (start >= end)
+		return;
+	/* Sorted by start, the new range among them. */
+	for (i = 0; i <= q->n; i++) {
+		if (!added && (i == q->n || q->r[i].start > start)) {
+			all[n].start = start;
+			all[n++].end = end;
+			added = true;
+		}
+		if (i < q->n)
+			all[n++] = q->r[i];
+	}
+	/* Join every pair that overlaps or touches. */
+	for (i = 0; i + 1 < n;) {
+		if (all[i + 1].start <= all[i].end) {
+			all[i].end = max_t(u32, all[i].end, all[i + 1].end);
+			memmove(&all[i + 1], &all[i + 2],
+				(n - i - 2) * sizeof(all[0]));
+			n--;
+		} else {
+			i++;
+		}
+	}
+	if (n > HOMA_RANGEQ_MAX) {
+		/* One too many: join the two nearest. */
+		for (i = 0; i + 1 < n; i++) {
+			if (all[i + 1].start - all[i].end < dist) {
+				dist = all[i + 1].start - all[i].end;
+				best = i;
+			}
+		}
+		all[best].end = all[best + 1].end;
+		memmove(&all[best + 1], &all[best + 2],
+			(n - best - 2) * sizeof(all[0]));
+		n--;
+	}
+	memcpy(q->r, all, n * sizeof(all[0]));
+	q->n = n;
+}
+
+/**
+ * homa_rangeq_pop() - Take the lowest queued range, less what lies below
+ * @from (bytes just sent again).
+ * @q: the queue.
+ * @from: bytes below this are no longer wanted.
+ * @out: filled with the range taken.
+ *
+ * Ranges wholly below @from are dropped.
+ *
+ * Return: true if @out was filled, false if nothing is left.
+ */
+bool homa_rangeq_pop(struct homa_range_q *q, u32 from, struct homa_gap *out)
+{
+	while (q->n) {
+		*out = q->r[0];
+		q->n--;
+		memmove(&q->r[0], &q->r[1], q->n * sizeof(q->r[0]));
+		if (out->end <= from)
+			continue;
+		if (out->start < from)
+			out->start = from;
+		return true;
+	}
+	return false;
 }

@@ -52,6 +52,25 @@ struct homa_msg_gaps {
 	struct homa_gap gaps[HOMA_MAX_GAPS];
 };
 
+/*
+ * Most ranges a sender keeps queued to send again; a range that would
+ * need one more is merged with its nearest neighbour.
+ */
+#define HOMA_RANGEQ_MAX 8
+
+/**
+ * struct homa_range_q - the byte ranges of an outgoing message that RESENDs
+ * asked for and that are not yet sent again: sorted by start, disjoint,
+ * non-empty, and no two touching.
+ */
+struct homa_range_q {
+	/** @n: entries of @r in use. */
+	u32 n;
+
+	/** @r: the ranges, lowest first. */
+	struct homa_gap r[HOMA_RANGEQ_MAX];
+};
+
 void homa_gaps_init(struct homa_msg_gaps *g, u32 length);
 int homa_gaps_add(struct homa_msg_gaps *g, u32 start, u32 end);
 int homa_gaps_complete(const struct homa_msg_gaps *g);
@@ -60,5 +79,7 @@ u32 homa_gaps_missing(const struct homa_msg_gaps *g, u32 granted,
 int homa_gaps_first_missing(const struct homa_msg_gaps *g, u32 granted,
 			    struct homa_gap *out);
 u32 homa_gaps_gap_bytes(const struct homa_msg_gaps *g);
+void homa_rangeq_add(struct homa_range_q *q, u32 start, u32 end);
+bool homa_rangeq_pop(struct homa_range_q *q, u32 from, struct homa_gap *out);
 
 #endif /* _HOMA_GAP_H */

@@ -471,8 +471,15 @@ struct homa_msgout {
 	 */
 	struct sk_buff *resend_next;
 
-	/** @resend_end: one past the last byte a RESEND asked for. */
+	/** @resend_end: one past the last byte of @resend_next's range. */
 	u32 resend_end;
+
+	/**
+	 * @resend_q: the other ranges RESENDs asked for, to be sent again
+	 * after @resend_next's (each apart, not their hull: the bytes
+	 * between them arrived).
+	 */
+	struct homa_range_q resend_q;
 
 	/** @granted: the receiver lets us send every byte below this. */
 	u32 granted;

@@ -19,9 +19,10 @@ u32 homa_xmit_pkt_bytes(struct homa_rpc *rpc, struct sk_buff *skb);
 void homa_xmit_account(struct homa_net *hnet, u32 bytes);
 struct homa_txtrack *homa_txtrack_new(void);
 void homa_txtrack_put(struct homa_txtrack *t);
-void homa_txtrack_attach(struct sk_buff *skb, struct homa_txtrack *t);
+void homa_txtrack_attach(struct sk_buff *skb, struct homa_txtrack *t,
+			 bool resent);
 void homa_txtrack_copy(struct sk_buff *from, struct sk_buff *segs);
-bool homa_txtrack_held(const struct homa_txtrack *t);
+bool homa_txtrack_held(const struct homa_txtrack *t, bool first_only);
 void homa_txtrack_wait_all(void);
 
 /* homa_peer.c: peers, routes, acks */

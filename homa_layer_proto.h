@@ -55,7 +55,7 @@ void homa_msgout_grant(struct homa_rpc *rpc, u32 offset, u8 priority);
 void homa_msgout_resend(struct homa_rpc *rpc, u32 offset, u32 length,
 			u8 priority);
 void homa_msgout_restart(struct homa_rpc *rpc);
-bool homa_msgout_in_host(const struct homa_rpc *rpc);
+bool homa_msgout_in_host(const struct homa_rpc *rpc, bool first_only);
 
 /* homa_rpc.c: RPC lifetimes */
 struct homa_rpc *homa_rpc_alloc_client(struct homa_sock *hsk,

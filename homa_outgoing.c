@@ -314,7 +314,7 @@ static void homa_xmit_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 	homa_metric_inc(rpc->hsk->hnet, HOMA_M_data_tx_prio0 + (prio & 7));
 	if (retransmit || homa_skb_cb(skb)->offset == 0)
 		homa_rpc_rtt_sent(rpc, retransmit);
-	homa_txtrack_attach(copy, out->track);
+	homa_txtrack_attach(copy, out->track, retransmit);
 	out->last_xmit = jiffies;
 	homa_xmit_skb(rpc->hsk, rpc->peer, copy, prio);
 }
@@ -323,6 +323,8 @@ static void homa_xmit_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
  * homa_msgout_in_host() - Does this host still hold a copy of a packet of
  * the RPC's message that it sent (in a qdisc or device queue)?
  * @rpc: the RPC; the caller holds its socket's lock.
+ * @first_only: count only copies of first transmissions, not those sent
+ *	again for RESENDs.
  *
  * While it does, the peer's silence is most likely that queue, not loss:
  * the bytes it asks for wait there, and copies sent now would queue
@@ -332,12 +334,12 @@ static void homa_xmit_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
  *
  * Return: true while a copy is held.
  */
-bool homa_msgout_in_host(const struct homa_rpc *rpc)
+bool homa_msgout_in_host(const struct homa_rpc *rpc, bool first_only)
 {
 	const struct homa_msgout *out = &rpc->msgout;
 	u32 ms = homa_cfg(rpc->hsk->hnet, timeout_ticks);
 
-	if (!homa_txtrack_held(out->track))
+	if (!homa_txtrack_held(out->track, first_only))
 		return false;
 	return time_before(jiffies, out->last_xmit + msecs_to_jiffies(ms));
 }
@@ -413,20 +415,58 @@ bool homa_msgout_peek(struct homa_rpc *rpc, struct homa_msgout_peek *pk)
 	return true;
 }
 
+/*
+ * Point resend_next at the first packet of the lowest queued RESEND range
+ * that is not below @from, searching from @skb on (NULL: from the first
+ * packet); NULL when no range is left.
+ */
+static void homa_resend_next_range(struct homa_rpc *rpc, struct sk_buff *skb,
+				   u32 from)
+{
+	struct homa_msgout *out = &rpc->msgout;
+	struct homa_gap r;
+
+	out->resend_next = NULL;
+	if (!skb)
+		skb = skb_peek(&out->packets);
+	while (skb && homa_rangeq_pop(&out->resend_q, from, &r)) {
+		r.end = min(r.end, out->next_xmit_offset);
+		for (; skb; skb = skb_queue_is_last(&out->packets, skb) ?
+				  NULL : skb->next) {
+			u32 offset = homa_skb_cb(skb)->offset;
+
+			if (offset >= r.end)
+				break;
+			if (offset + skb->len - sizeof(struct homa_data_hdr) >
+			    r.start) {
+				out->resend_next = skb;
+				out->resend_end = r.end;
+				return;
+			}
+		}
+	}
+}
+
 /* Send the next packet a RESEND asked for, and move on past it. */
 static void homa_xmit_resend_next(struct homa_rpc *rpc)
 {
 	struct homa_msgout *out = &rpc->msgout;
 	struct sk_buff *skb = out->resend_next;
 	struct sk_buff *next;
+	u32 sent_end;
 
 	homa_xmit_data_pkt(rpc, skb, true);
 	homa_metric_inc(rpc->hsk->hnet, HOMA_M_data_resent);
+	sent_end = homa_skb_cb(skb)->offset + skb->len -
+		   sizeof(struct homa_data_hdr);
 	next = skb_queue_is_last(&out->packets, skb) ? NULL : skb->next;
-	if (next && (homa_skb_cb(next)->offset >= out->resend_end ||
-		     homa_skb_cb(next)->offset >= out->next_xmit_offset))
-		next = NULL;
-	out->resend_next = next;
+	if (next && homa_skb_cb(next)->offset < out->resend_end &&
+	    homa_skb_cb(next)->offset < out->next_xmit_offset) {
+		out->resend_next = next;
+		return;
+	}
+	/* This range is done: on to the next one above what went out. */
+	homa_resend_next_range(rpc, next, sent_end);
 }
 
 /**
@@ -472,34 +512,26 @@ void homa_xmit_data(struct homa_rpc *rpc)
 
 /*
  * Mark the packets of [@start, @end), already sent, to be sent again;
- * homa_xmit_data() (or the pacer) sends them, before any fresh packet. A
- * range asked for while another waits is merged with it, so repeated
- * RESENDs for bytes still waiting add no copies.
+ * homa_xmit_data() (or the pacer) sends them, before any fresh packet,
+ * lowest range first. A range asked for while others wait joins them in
+ * the queue (homa_rangeq_add()): repeated RESENDs for bytes still waiting
+ * add no copies, and the bytes between two ranges, which arrived, are not
+ * sent again.
  */
 static void homa_resend_data(struct homa_rpc *rpc, u32 start, u32 end)
 {
 	struct homa_msgout *out = &rpc->msgout;
-	struct sk_buff *skb;
 
 	lockdep_assert_held(&rpc->hsk->lock);
 	end = min(end, out->next_xmit_offset);
-	if (out->resend_next) {
-		start = min(start, homa_skb_cb(out->resend_next)->offset);
-		end = max(end, out->resend_end);
-	}
 	if (start >= end)
 		return;
-	skb_queue_walk(&out->packets, skb) {
-		u32 offset = homa_skb_cb(skb)->offset;
-
-		if (offset >= end)
-			break;
-		if (offset + skb->len - sizeof(struct homa_data_hdr) > start) {
-			out->resend_next = skb;
-			out->resend_end = end;
-			return;
-		}
-	}
+	if (out->resend_next)
+		homa_rangeq_add(&out->resend_q,
+				homa_skb_cb(out->resend_next)->offset,
+				out->resend_end);
+	homa_rangeq_add(&out->resend_q, start, end);
+	homa_resend_next_range(rpc, NULL, 0);
 }
 
 /**
@@ -526,8 +558,12 @@ void homa_msgout_grant(struct homa_rpc *rpc, u32 offset, u8 priority)
  * the pacer). It also grants the range, since a GRANT may have been lost.
  * A sender with nothing to send yet, or asked only for bytes it has not
  * sent, says BUSY; so does one whose host still holds copies of the
- * message's packets (homa_msgout_in_host()): what is asked for most likely
- * waits in that queue, and another copy would only wait behind it.
+ * message's first transmissions (homa_msgout_in_host()): what is asked for
+ * most likely waits in that queue, and another copy would only wait behind
+ * it. Copies sent again for RESENDs do not count: a receiver asks for
+ * several ranges at once, one RESEND each, and the first range's copies
+ * must not turn the others away (which also doubled the receiver's
+ * interval once for each of them).
  * @rpc: the RPC; the caller holds its socket's lock.
  * @offset: first byte asked for.
  * @length: bytes asked for, or HOMA_RESEND_ALL.
@@ -552,7 +588,7 @@ void homa_msgout_resend(struct homa_rpc *rpc, u32 offset, u32 length,
 		end = offset + min_t(u32, length, out->length);
 	end = min_t(u32, end, out->length);
 	out->priority = priority;
-	if (homa_msgout_in_host(rpc)) {
+	if (homa_msgout_in_host(rpc, true)) {
 		homa_metric_inc(rpc->hsk->hnet, HOMA_M_resend_in_host);
 		if (end > out->granted) {
 			out->granted = end;
@@ -582,6 +618,7 @@ void homa_msgout_restart(struct homa_rpc *rpc)
 	out->next_xmit = skb_peek(&out->packets);
 	out->next_xmit_offset = 0;
 	out->resend_next = NULL;
+	out->resend_q.n = 0;
 	out->granted = out->unscheduled;
 	/* Sending again: no RTT sample from this message (Karn). */
 	rpc->rtt_start = 0;

@@ -287,6 +287,7 @@ void homa_rpc_end(struct homa_rpc *rpc)
 	/* Its packets are dead: nothing may point at them any more. */
 	rpc->msgout.next_xmit = NULL;
 	rpc->msgout.resend_next = NULL;
+	rpc->msgout.resend_q.n = 0;
 	homa_txtrack_put(rpc->msgout.track);
 	rpc->msgout.track = NULL;
 	homa_rpc_resend_judge(rpc);

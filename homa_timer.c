@@ -56,7 +56,7 @@ static bool homa_msgin_grant_wait(struct homa_rpc *rpc,
  */
 static bool homa_timer_in_host(struct homa_rpc *rpc)
 {
-	if (!homa_msgout_in_host(rpc))
+	if (!homa_msgout_in_host(rpc, false))
 		return false;
 	homa_metric_inc(rpc->hsk->hnet, HOMA_M_probe_in_host);
 	return true;

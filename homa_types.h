@@ -64,6 +64,10 @@ typedef __s64 s64;
 	__a > __b ? __a : __b;		\
 })
 
+#ifndef U32_MAX
+#define U32_MAX ((u32)~0U)
+#endif
+
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #endif

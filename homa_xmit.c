@@ -28,8 +28,11 @@ struct homa_txtrack {
 	/** @refs: the RPC's reference plus one per copy it tracks. */
 	refcount_t refs;
 
-	/** @held: copies not yet let go of. */
-	atomic_t held;
+	/**
+	 * @held: copies not yet let go of: [0] of packets sent for the first
+	 * time, [1] of packets sent again for a RESEND.
+	 */
+	atomic_t held[2];
 };
 
 /*
@@ -53,7 +56,8 @@ struct homa_txtrack *homa_txtrack_new(void)
 	if (!t)
 		return NULL;
 	refcount_set(&t->refs, 1);
-	atomic_set(&t->held, 0);
+	atomic_set(&t->held[0], 0);
+	atomic_set(&t->held[1], 0);
 	atomic_long_inc(&homa_txtrack_live);
 	return t;
 }
@@ -70,16 +74,28 @@ void homa_txtrack_put(struct homa_txtrack *t)
 	}
 }
 
-/* The destructor of a tracked copy: the host let go of it. */
-static void homa_txtrack_skb_done(struct sk_buff *skb)
+/* The host let go of a tracked copy counted in @t->held[@i]. */
+static void homa_txtrack_done(struct sk_buff *skb, int i)
 {
 	struct homa_txtrack *t = skb_shinfo(skb)->destructor_arg;
 
 	/* Module exit waits for a grace period after the last of these. */
 	rcu_read_lock();
-	atomic_dec(&t->held);
+	atomic_dec(&t->held[i]);
 	homa_txtrack_put(t);
 	rcu_read_unlock();
+}
+
+/* The destructor of a tracked copy of a first transmission. */
+static void homa_txtrack_skb_done(struct sk_buff *skb)
+{
+	homa_txtrack_done(skb, 0);
+}
+
+/* The destructor of a tracked copy of a retransmission. */
+static void homa_txtrack_skb_done_resent(struct sk_buff *skb)
+{
+	homa_txtrack_done(skb, 1);
 }
 
 /**
@@ -87,15 +103,18 @@ static void homa_txtrack_skb_done(struct sk_buff *skb)
  * those a tracker counts.
  * @skb: the copy; it has no destructor (it is no socket's memory).
  * @t: the tracker, or NULL (nothing is tracked).
+ * @resent: the copy is a retransmission (counted apart).
  */
-void homa_txtrack_attach(struct sk_buff *skb, struct homa_txtrack *t)
+void homa_txtrack_attach(struct sk_buff *skb, struct homa_txtrack *t,
+			 bool resent)
 {
 	if (!t)
 		return;
 	refcount_inc(&t->refs);
-	atomic_inc(&t->held);
+	atomic_inc(&t->held[resent]);
 	skb_shinfo(skb)->destructor_arg = t;
-	skb->destructor = homa_txtrack_skb_done;
+	skb->destructor = resent ? homa_txtrack_skb_done_resent :
+				   homa_txtrack_skb_done;
 }
 
 /**
@@ -107,24 +126,29 @@ void homa_txtrack_attach(struct sk_buff *skb, struct homa_txtrack *t)
 void homa_txtrack_copy(struct sk_buff *from, struct sk_buff *segs)
 {
 	struct homa_txtrack *t = skb_shinfo(from)->destructor_arg;
+	bool resent = from->destructor == homa_txtrack_skb_done_resent;
 	struct sk_buff *seg;
 
-	if (from->destructor != homa_txtrack_skb_done)
+	if (!resent && from->destructor != homa_txtrack_skb_done)
 		return;
 	for (seg = segs; seg; seg = seg->next)
 		if (!seg->destructor)
-			homa_txtrack_attach(seg, t);
+			homa_txtrack_attach(seg, t, resent);
 }
 
 /**
  * homa_txtrack_held() - Does this host still hold a copy that @t tracks?
  * @t: the tracker, or NULL.
+ * @first_only: count only copies of first transmissions.
  *
- * Return: true if a copy is in a queue or device of this host.
+ * Return: true if such a copy is in a queue or device of this host.
  */
-bool homa_txtrack_held(const struct homa_txtrack *t)
+bool homa_txtrack_held(const struct homa_txtrack *t, bool first_only)
 {
-	return t && atomic_read(&t->held) > 0;
+	if (!t)
+		return false;
+	return atomic_read(&t->held[0]) > 0 ||
+	       (!first_only && atomic_read(&t->held[1]) > 0);
 }
 
 /**

@@ -869,4 +869,188 @@ TEST(homa_gap, homa_gaps_gap_bytes__basic)
 	EXPECT_EQ(homa_gaps_gap_bytes(&m.g), 0u);
 }
 
+/* ---- homa_rangeq_add, homa_rangeq_pop ----------------------------------- */
+
+std::vector<Range> q_ranges(const homa_range_q &q)
+{
+	std::vector<Range> v;
+
+	for (uint32_t i = 0; i < q.n; i++)
+		v.push_back({ q.r[i].start, q.r[i].end });
+	return v;
+}
+
+struct Queue {
+	homa_range_q q;
+
+	Queue()
+	{
+		memset(&q, 0x5a, sizeof(q));
+		q.n = 0;
+	}
+	void add(uint32_t s, uint32_t e)
+	{
+		homa_rangeq_add(&q, s, e);
+	}
+};
+
+TEST(homa_gap, homa_rangeq_add__disjoint_stay_apart_sorted)
+{
+	Queue t;
+
+	t.add(5000, 6000);
+	t.add(100, 200);
+	t.add(900000, 901424);
+	EXPECT_EQ(ranges_str(q_ranges(t.q)),
+		  ranges_str({ { 100, 200 }, { 5000, 6000 },
+			       { 900000, 901424 } }));
+}
+
+TEST(homa_gap, homa_rangeq_add__overlapping_and_touching_join)
+{
+	Queue t;
+
+	t.add(100, 200);
+	t.add(300, 400);
+	t.add(500, 600);
+	t.add(200, 300);	/* touches both neighbours */
+	EXPECT_EQ(ranges_str(q_ranges(t.q)),
+		  ranges_str({ { 100, 400 }, { 500, 600 } }));
+	t.add(50, 550);		/* covers one, overlaps the next */
+	EXPECT_EQ(ranges_str(q_ranges(t.q)), ranges_str({ { 50, 600 } }));
+	t.add(60, 70);		/* inside */
+	t.add(10, 10);		/* empty */
+	EXPECT_EQ(ranges_str(q_ranges(t.q)), ranges_str({ { 50, 600 } }));
+}
+
+TEST(homa_gap, homa_rangeq_add__full_joins_the_nearest_two)
+{
+	Queue t;
+
+	for (uint32_t i = 0; i < HOMA_RANGEQ_MAX; i++)
+		t.add(i * 1000, i * 1000 + 100);
+	ASSERT_EQ(t.q.n, (uint32_t)HOMA_RANGEQ_MAX);
+	/* 40 bytes past [3000, 3100): the nearest pair is that one. */
+	t.add(3140, 3200);
+	ASSERT_EQ(t.q.n, (uint32_t)HOMA_RANGEQ_MAX);
+	EXPECT_EQ(t.q.r[3].start, 3000u);
+	EXPECT_EQ(t.q.r[3].end, 3200u);
+	EXPECT_EQ(t.q.r[4].start, 4000u);
+	/* At the end, 10 bytes past the last one. */
+	t.add(7110, 7120);
+	ASSERT_EQ(t.q.n, (uint32_t)HOMA_RANGEQ_MAX);
+	EXPECT_EQ(t.q.r[HOMA_RANGEQ_MAX - 1].start, 7000u);
+	EXPECT_EQ(t.q.r[HOMA_RANGEQ_MAX - 1].end, 7120u);
+}
+
+TEST(homa_gap, homa_rangeq_pop__lowest_first_trimmed)
+{
+	Queue t;
+	homa_gap g;
+
+	t.add(100, 200);
+	t.add(300, 400);
+	t.add(500, 600);
+	ASSERT_TRUE(homa_rangeq_pop(&t.q, 0, &g));
+	EXPECT_EQ(g.start, 100u);
+	EXPECT_EQ(g.end, 200u);
+	/* Bytes below 350 were just sent: [300, 400) keeps [350, 400). */
+	ASSERT_TRUE(homa_rangeq_pop(&t.q, 350, &g));
+	EXPECT_EQ(g.start, 350u);
+	EXPECT_EQ(g.end, 400u);
+	/* Wholly below: dropped. */
+	t.add(700, 800);
+	ASSERT_TRUE(homa_rangeq_pop(&t.q, 650, &g));
+	EXPECT_EQ(g.start, 700u);
+	EXPECT_EQ(t.q.n, 0u);
+	EXPECT_FALSE(homa_rangeq_pop(&t.q, 0, &g));
+}
+
+/*
+ * Random adds and pops against a model with one flag per byte (wanted or
+ * not): the queue stays sorted, disjoint, not touching and at most
+ * HOMA_RANGEQ_MAX long; it covers every wanted byte; it covers no other
+ * byte unless it had to join two ranges (then only bytes between ranges
+ * added since the last pop); pops come lowest first.
+ */
+TEST(homa_gap, homa_rangeq__random_against_a_byte_model)
+{
+	uint64_t seed = unit::test_seed();
+	std::mt19937_64 rng(seed);
+	const uint32_t len = 400;
+
+	for (int run = 0; run < 2000; run++) {
+		std::vector<bool> want(len, false);
+		bool joined = false;
+		Queue t;
+
+		for (int step = 0; step < 40; step++) {
+			if (rng() % 4 == 0) {
+				uint32_t from = (uint32_t)(rng() % len);
+				homa_gap g;
+				bool got = homa_rangeq_pop(&t.q, from, &g);
+				uint32_t lo = len;
+
+				for (uint32_t b = from; b < len; b++)
+					if (want[b]) {
+						lo = b;
+						break;
+					}
+				if (!joined) {
+					/* The lowest wanted byte at or above from. */
+					ASSERT_EQ(got, lo < len)
+						<< "seed " << seed;
+				}
+				if (got) {
+					ASSERT_GE(g.start, from);
+					ASSERT_LT(g.start, g.end);
+					if (!joined) {
+						ASSERT_EQ(g.start, lo)
+							<< "seed " << seed;
+					}
+				}
+				/* Everything up to the range's end is gone. */
+				for (uint32_t b = 0; b < (got ? g.end : len); b++)
+					want[b] = false;
+				if (!got)
+					std::fill(want.begin(), want.end(), false);
+				continue;
+			}
+			uint32_t s = (uint32_t)(rng() % len);
+			uint32_t e = s + (uint32_t)(rng() % 30);
+
+			e = std::min(e, len);
+			t.add(s, e);
+			for (uint32_t b = s; b < e; b++)
+				want[b] = true;
+			ASSERT_LE(t.q.n, (uint32_t)HOMA_RANGEQ_MAX);
+			for (uint32_t i = 0; i < t.q.n; i++) {
+				ASSERT_LT(t.q.r[i].start, t.q.r[i].end);
+				if (i) {
+					ASSERT_GT(t.q.r[i].start,
+						  t.q.r[i - 1].end)
+						<< "seed " << seed;
+				}
+			}
+			std::vector<bool> cov(len, false);
+			for (uint32_t i = 0; i < t.q.n; i++)
+				for (uint32_t b = t.q.r[i].start;
+				     b < t.q.r[i].end; b++)
+					cov[b] = true;
+			uint32_t runs = 0;
+			for (uint32_t b = 0; b < len; b++) {
+				ASSERT_TRUE(!want[b] || cov[b])
+					<< "seed " << seed << " byte " << b;
+				if (want[b] && (b == 0 || !want[b - 1]))
+					runs++;
+			}
+			if (runs > HOMA_RANGEQ_MAX)
+				joined = true;
+			if (!joined) {
+				ASSERT_TRUE(cov == want) << "seed " << seed;
+			}
+		}
+	}
+}
+
 } /* namespace */
