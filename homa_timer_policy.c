@@ -19,17 +19,19 @@ void homa_probe_init(struct homa_probe *p)
 /**
  * homa_probe_heard() - The peer sent a packet for the RPC.
  * @p: the RPC's probe state.
- * @need_ack: the packet is a NEED_ACK. It is not progress: its sender
- *	thinks it has sent everything, so our silence goes on counting and
- *	our probe asks for what is missing once it is overdue.
+ * @asks: the packet asks for something and brings nothing this side
+ *	waits for: a NEED_ACK (its sender thinks it has sent everything),
+ *	or a RESEND while this side still waits for bytes of its incoming
+ *	message. It is not progress: our silence goes on counting and our
+ *	probe asks for what is missing once it is overdue.
  * @busy: the packet is a BUSY: the peer is alive with nothing to send,
  *	so we ask less and less often. It also vouches for the RPC, whose
  *	bytes wait in the peer (its pacer ranks them below others): no
  *	stall counts until then.
  */
-void homa_probe_heard(struct homa_probe *p, bool need_ack, bool busy)
+void homa_probe_heard(struct homa_probe *p, bool asks, bool busy)
 {
-	if (need_ack)
+	if (asks)
 		return;
 	p->silent_ms = 0;
 	p->probes = 0;

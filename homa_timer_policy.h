@@ -57,7 +57,8 @@ enum homa_probe_action {
 struct homa_probe {
 	/**
 	 * @silent_ms: ms since the peer last sent a packet for the RPC
-	 * other than NEED_ACK (or since this side let it go on).
+	 * that does not only ask (homa_probe_heard()), or since this side
+	 * let it go on.
 	 */
 	int silent_ms;
 
@@ -141,7 +142,7 @@ struct homa_probe_params {
 };
 
 void homa_probe_init(struct homa_probe *p);
-void homa_probe_heard(struct homa_probe *p, bool need_ack, bool busy);
+void homa_probe_heard(struct homa_probe *p, bool asks, bool busy);
 void homa_probe_progress(struct homa_probe *p);
 void homa_probe_replied(struct homa_probe *p);
 enum homa_probe_action homa_probe_tick(struct homa_probe *p,
