@@ -134,6 +134,8 @@ static const struct {
 	HOMA_METRIC(resends_delay_timed,
 		    "RESENDs timed by the delay of the peer's data"),
 	HOMA_METRIC(resends_tick, "RESENDs timed by resend_ticks"),
+	HOMA_METRIC(resends_gap_timed,
+		    "RESENDs for a hole, timed by resend_ticks"),
 	HOMA_METRIC(resends_spurious,
 		    "RESEND rounds answered only with duplicates"),
 	HOMA_METRIC(resend_in_host,

@@ -114,6 +114,8 @@
  *	data (rtt_resend 2, when its timeout was the smaller or the only one
  *	measured).
  * @HOMA_M_resends_tick: RESENDs timed by resend_ticks.
+ * @HOMA_M_resends_gap_timed: RESENDs timed by resend_ticks although the
+ *	peer is measured: bytes past the missing ones arrived.
  * @HOMA_M_resends_spurious: rounds of an RPC's RESENDs whose
  *	retransmissions all arrived as duplicates: they were premature.
  * @HOMA_M_resend_in_host: RESENDs answered with BUSY: this host still
@@ -225,6 +227,7 @@ enum homa_metric {
 	HOMA_M_resends_rtt_timed,
 	HOMA_M_resends_delay_timed,
 	HOMA_M_resends_tick,
+	HOMA_M_resends_gap_timed,
 	HOMA_M_resends_spurious,
 	HOMA_M_resend_in_host,
 	HOMA_M_probe_in_host,

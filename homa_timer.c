@@ -148,6 +148,16 @@ static u32 homa_rpc_owed(const struct homa_rpc *rpc)
  * resend_ticks and resend_interval; never less than the time the link
  * needs to deliver what the host is owed (stored in *@drain_ms). Sets
  * *@timed_by to the metric a RESEND sent now counts in.
+ *
+ * A message with a hole (bytes missing below the highest byte received)
+ * waits resend_ticks, backed off as the timeout is, instead of a longer
+ * timeout: what was sent after the missing bytes arrived, so they are
+ * lost or overtaken, and the drain time bounds an overtaking (packets of
+ * one message take different priority levels). This is TCP's fast
+ * retransmit, where duplicate acks say the same. The timeout, taken from
+ * delays under a queue and its variation, reached its ceiling (1.5 s) in
+ * the share mode, and each hole held its message's granted bytes that
+ * long.
  */
 static int homa_timer_resend_wait(struct homa_rpc *rpc,
 				  const struct homa_config *c, int *interval,
@@ -160,10 +170,22 @@ static int homa_timer_resend_wait(struct homa_rpc *rpc,
 
 	*drain_ms = drain;
 	if (ticks > 0) {
+		u8 level = READ_ONCE(rpc->peer->resend_backoff);
+		int wait = max(ticks, drain);
+		/* A hole: bytes sent after the missing ones arrived. */
+		int gap = homa_rtt_backed_off(READ_ONCE(c->resend_ticks),
+					      level, ticks);
+
+		gap = max(gap, drain);
+
 		*timed_by = by_delay ? HOMA_M_resends_delay_timed :
 				       HOMA_M_resends_rtt_timed;
-		*interval = max(ticks, drain);
-		return max(ticks, drain);
+		if (rpc->msgin.gaps.num_gaps && gap < wait) {
+			wait = gap;
+			*timed_by = HOMA_M_resends_gap_timed;
+		}
+		*interval = wait;
+		return wait;
 	}
 	*timed_by = HOMA_M_resends_tick;
 	*interval = max(READ_ONCE(c->resend_interval), drain);
