@@ -119,7 +119,7 @@
  * @HOMA_M_resends_spurious: rounds of an RPC's RESENDs whose
  *	retransmissions all arrived as duplicates: they were premature.
  * @HOMA_M_resend_in_host: RESENDs answered with BUSY: this host still
- *	held copies of the message's packets.
+ *	held copies of first transmissions of the message's packets.
  * @HOMA_M_probe_in_host: timer ticks at which an RPC counted no silence:
  *	this host still held copies of its outgoing message's packets.
  * @HOMA_M_drop_wrong_source: packets and ICMP errors for a client RPC
