@@ -235,6 +235,13 @@ struct homa_config {
 	 * to congestion (0: it only measures and signals it).
 	 */
 	int rtt_congestion_react;
+
+	/**
+	 * @sched_ip_priority: the IP priority of every DATA packet of
+	 * scheduled bytes, whatever its level; -1: the level's, from
+	 * @priority_map (homa_prio_data_ip()).
+	 */
+	int sched_ip_priority;
 };
 
 /* The parameter may not be written through sysctl. */

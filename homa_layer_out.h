@@ -10,7 +10,7 @@
 
 /* homa_xmit.c: packet output */
 void homa_xmit_skb(struct homa_sock *hsk, struct homa_peer *peer,
-		   struct sk_buff *skb, int priority);
+		   struct sk_buff *skb, int ip_priority);
 void homa_xmit_control(struct homa_sock *hsk, struct homa_peer *peer,
 		       struct homa_pkt *pkt);
 void homa_rpc_xmit_control(struct homa_rpc *rpc, struct homa_pkt *pkt);

@@ -287,15 +287,17 @@ static struct sk_buff *homa_xmit_data_copy(struct sk_buff *skb)
 static void homa_xmit_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 			       bool retransmit)
 {
+	struct homa_net *hnet = rpc->hsk->hnet;
 	struct homa_msgout *out = &rpc->msgout;
 	struct homa_data_hdr *h;
 	struct homa_pkt acks;
 	struct sk_buff *copy;
-	int prio;
+	bool scheduled;
+	int prio, ip;
 
 	copy = homa_xmit_data_copy(skb);
 	if (!copy) {
-		homa_metric_inc(rpc->hsk->hnet, HOMA_M_tx_no_memory);
+		homa_metric_inc(hnet, HOMA_M_tx_no_memory);
 		return;
 	}
 	h = (struct homa_data_hdr *)copy->data;
@@ -307,16 +309,16 @@ static void homa_xmit_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 		h->ack.client_id = cpu_to_be64(acks.ack.client_ids[0]);
 		h->ack.server_port = cpu_to_be16(acks.ack.server_ports[0]);
 	}
-	if (homa_skb_cb(skb)->offset < out->unscheduled)
-		prio = out->unsched_prio;
-	else
-		prio = out->priority;
-	homa_metric_inc(rpc->hsk->hnet, HOMA_M_data_tx_prio0 + (prio & 7));
+	scheduled = homa_skb_cb(skb)->offset >= out->unscheduled;
+	prio = (scheduled ? out->priority : out->unsched_prio) & 7;
+	ip = homa_prio_data_ip(homa_cfg(hnet, priority_map[prio]),
+			       homa_cfg(hnet, sched_ip_priority), scheduled);
+	homa_metric_inc(hnet, HOMA_M_data_tx_prio0 + prio);
 	if (retransmit || homa_skb_cb(skb)->offset == 0)
 		homa_rpc_rtt_sent(rpc, retransmit);
 	homa_txtrack_attach(copy, out->track, retransmit);
 	out->last_xmit = jiffies;
-	homa_xmit_skb(rpc->hsk, rpc->peer, copy, prio);
+	homa_xmit_skb(rpc->hsk, rpc->peer, copy, ip);
 }
 
 /**

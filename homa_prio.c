@@ -306,3 +306,28 @@ u8 homa_prio_tos(const int *priority_map, u32 level)
 		level = HOMA_MAX_PRIORITIES - 1;
 	return (u8)((priority_map[level] & 7) << 5);
 }
+
+/**
+ * homa_prio_data_ip() - The IP priority of a DATA packet.
+ * @mapped: the IP priority that net.homa.priority_map gives the packet's
+ *          level.
+ * @sched_ip_priority: net.homa.sched_ip_priority: the IP priority of every
+ *                     packet of scheduled bytes, or -1 (any value below 0)
+ *                     for none.
+ * @scheduled: the packet carries scheduled bytes (its first byte lies past
+ *             the message's unscheduled bytes).
+ *
+ * Which levels are scheduled moves with the receiver's cutoffs (with
+ * auto_cutoffs, 0 to 5 for one workload, 0 to 3 for another), so a map
+ * that puts the scheduled levels in the queue of other traffic cannot be
+ * written once for all; @sched_ip_priority puts them there whatever the
+ * cutoffs are.
+ *
+ * Return: the IP priority, 0 to 7.
+ */
+int homa_prio_data_ip(int mapped, int sched_ip_priority, bool scheduled)
+{
+	if (scheduled && sched_ip_priority >= 0)
+		return sched_ip_priority & 7;
+	return mapped & 7;
+}

@@ -70,5 +70,6 @@ void homa_prio_protect_top(u32 *cutoffs, u32 num_priorities);
 u32 homa_prio_unsched(const u32 *cutoffs, u32 num_priorities, u32 length);
 u32 homa_prio_max_sched(const u32 *cutoffs, u32 num_priorities);
 u8 homa_prio_tos(const int *priority_map, u32 level);
+int homa_prio_data_ip(int mapped, int sched_ip_priority, bool scheduled);
 
 #endif /* _HOMA_PRIO_H */

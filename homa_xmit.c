@@ -190,19 +190,19 @@ static enum homa_metric homa_tx_metric(u8 type)
  * @hsk: the sending socket.
  * @peer: the destination host.
  * @skb: the packet, data at the Homa header; always consumed.
- * @priority: Homa priority level (0-7), mapped to the IP TOS.
+ * @ip_priority: the IP priority (0-7; the top 3 bits of the TOS), from
+ *               priority_map or homa_prio_data_ip().
  */
 void homa_xmit_skb(struct homa_sock *hsk, struct homa_peer *peer,
-		   struct sk_buff *skb, int priority)
+		   struct sk_buff *skb, int ip_priority)
 {
 	struct sock *sk = &hsk->inet.sk;
 	struct homa_net *hnet = hsk->hnet;
 	struct dst_entry *dst;
 	struct flowi fl;
-	int tos, prio, err;
+	int tos = (ip_priority & 7) << 5;
+	int err;
 
-	prio = homa_cfg(hnet, priority_map[priority & 7]);
-	tos = prio << 5;
 	homa_metric_inc(hnet, homa_tx_metric(((struct homa_common_hdr *)
 					      skb->data)->type));
 	dst = homa_peer_dst(hnet, peer, &fl);
@@ -261,7 +261,9 @@ void homa_xmit_control(struct homa_sock *hsk, struct homa_peer *peer,
 	homa_xmit_account(hsk->hnet, len + (ipv6_addr_v4mapped(&peer->addr) ?
 					    sizeof(struct iphdr) :
 					    sizeof(struct ipv6hdr)));
-	homa_xmit_skb(hsk, peer, skb, HOMA_MAX_PRIORITIES - 1);
+	homa_xmit_skb(hsk, peer, skb,
+		      homa_cfg(hsk->hnet,
+			       priority_map[HOMA_MAX_PRIORITIES - 1]));
 }
 
 /**

@@ -89,6 +89,7 @@ const Expected kExpected[] = {
 	/* Congestion the grants do not see (issue 13). */
 	SCALAR(rtt_congestion_factor, "rtt_congestion_factor", 8),
 	SCALAR(rtt_congestion_react, "rtt_congestion_react", 0),
+	SCALAR(sched_ip_priority, "sched_ip_priority", -1),
 	/* Bounded state (issue 15). */
 	SCALAR(peer_rpc_limit, "peer_rpc_limit", 5000),
 	SCALAR(sock_rpc_limit, "sock_rpc_limit", 20000),
@@ -653,6 +654,7 @@ TEST(homa_config_check, spec_ranges_from_spec)
 		{ "rtt_congestion_factor", -1 },
 		{ "rtt_congestion_factor", 1001 },
 		{ "rtt_congestion_react", -1 },	{ "rtt_congestion_react", 4 },
+		{ "sched_ip_priority", -2 },	{ "sched_ip_priority", 8 },
 	};
 
 	for (auto &b : bad) {

@@ -847,4 +847,64 @@ TEST(homa_prio, homa_prio_tos__custom_map)
 	EXPECT_EQ(homa_prio_tos(map, 2), 0x20);
 }
 
+/* ---- homa_prio_data_ip ---------------------------------------------------- */
+
+TEST(homa_prio, homa_prio_data_ip__off_follows_the_map)
+{
+	for (int mapped = 0; mapped < 8; mapped++) {
+		EXPECT_EQ(homa_prio_data_ip(mapped, -1, true), mapped);
+		EXPECT_EQ(homa_prio_data_ip(mapped, -1, false), mapped);
+	}
+}
+
+TEST(homa_prio, homa_prio_data_ip__only_scheduled_bytes_take_the_setting)
+{
+	for (int sched = 0; sched < 8; sched++) {
+		for (int mapped = 0; mapped < 8; mapped++) {
+			EXPECT_EQ(homa_prio_data_ip(mapped, sched, true), sched)
+				<< sched << " " << mapped;
+			EXPECT_EQ(homa_prio_data_ip(mapped, sched, false),
+				  mapped) << sched << " " << mapped;
+		}
+	}
+	/* Only the low 3 bits count, as in homa_prio_tos(). */
+	EXPECT_EQ(homa_prio_data_ip(9, -1, true), 1);
+	EXPECT_EQ(homa_prio_data_ip(9, 10, true), 2);
+}
+
+/*
+ * Whatever the cutoffs make scheduled (u unscheduled levels at the top, u
+ * from 1 to 7), sched_ip_priority 0 puts every scheduled level in the IP
+ * priority TCP uses and none of the unscheduled ones; the fixed map
+ * "0 0 0 0 4 5 6 7" that homa.7 gave did so only for u = 4.
+ */
+TEST(homa_prio, homa_prio_data_ip__every_split_of_the_levels)
+{
+	const int fixed_map[8] = { 0, 0, 0, 0, 4, 5, 6, 7 };
+	homa_config cfg;
+
+	homa_config_init(&cfg);
+	for (uint32_t u = 1; u < kLevels; u++) {
+		Cutoffs c(kLevels, 0);
+		uint32_t max_sched, l;
+		bool fixed_ok = true;
+
+		c[kLevels - u] = kMaxLen;
+		for (l = kLevels - u + 1; l < kLevels; l++)
+			c[l] = 1000 * (kLevels - l);
+		max_sched = homa_prio_max_sched(c.data(), kLevels);
+		ASSERT_EQ(max_sched, kLevels - u - 1) << u;
+		for (l = 0; l < kLevels; l++) {
+			bool scheduled = l <= max_sched;
+			int ip = homa_prio_data_ip(cfg.priority_map[l], 0,
+						   scheduled);
+
+			EXPECT_EQ(ip == 0, scheduled) << u << " " << l;
+			if ((fixed_map[l] == 0) != scheduled)
+				fixed_ok = false;
+		}
+		EXPECT_EQ(fixed_ok, u == 4) << u;
+	}
+}
+
 } /* namespace */

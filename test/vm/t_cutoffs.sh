@@ -6,7 +6,9 @@
 # the next request from cut1 carries the old version, cut2 answers with a
 # CUTOFFS packet, and cut1's following requests use the new level: 5000
 # bytes at level 6, seen both in cut1's data_tx_prio6 and in the IP TOS
-# on the wire (a prio qdisc on cut1's veth1 sorts packets by TOS).
+# on the wire (a prio qdisc on cut1's veth1 sorts packets by TOS). Last,
+# sched_ip_priority: scheduled packets leave cut1 at the IP priority it
+# names instead of their level's, unscheduled ones as before.
 #
 #   [cut1] veth1 10.12.0.1 ---- veth2 10.12.0.2 [cut2] (server, port 80)
 # shellcheck source=test/vm/lib.sh
@@ -66,5 +68,29 @@ check "TOS of level 6 on the wire" test "$(tos_pkts 6)" -gt "$tos6"
 sleep 0.3
 check_eq "pinned cutoffs stay" "$(get cut2 unsched_cutoffs)" \
 	"0 0 0 0 0 0 1000000 100"
+
+# sched_ip_priority. With the pinned cutoffs 200 KB requests send 40 KB
+# unscheduled at level 6 and the rest at the levels cut2 grants (level 0
+# in this test, two requests at a time). cut1 maps level 0 to IP priority
+# 3: by default its scheduled packets carry 3; with sched_ip_priority 0
+# they carry 0, and the unscheduled ones still 6.
+homa_set "priority_map=3 1 2 3 4 5 6 7" cut1
+check_eq "sched_ip_priority default" "$(get cut1 sched_ip_priority)" -1
+ip3=$(tos_pkts 3)
+check "200 KB requests" in_ns cut1 "$HOMA_TEST" client 10.12.0.2 80 4 \
+	200000 2
+check "scheduled packets at level 0's IP priority by default" \
+	test "$(tos_pkts 3)" -gt "$ip3"
+homa_set sched_ip_priority=0 cut1
+ip3=$(tos_pkts 3)
+ip0=$(tos_pkts 0)
+ip6=$(tos_pkts 6)
+check "200 KB requests with sched_ip_priority 0" in_ns cut1 "$HOMA_TEST" \
+	client 10.12.0.2 80 4 200000 2
+check_eq "no packet at level 0's IP priority" "$(tos_pkts 3)" "$ip3"
+check "scheduled packets at IP priority 0" test "$(tos_pkts 0)" -gt "$ip0"
+check "unscheduled packets still at 6" test "$(tos_pkts 6)" -gt "$ip6"
+homa_set sched_ip_priority=-1 cut1
+homa_set "priority_map=0 1 2 3 4 5 6 7" cut1
 live_zero cut1 cut2
 finish
