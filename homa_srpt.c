@@ -70,6 +70,33 @@ static u32 homa_srpt_base(const struct homa_srpt_cand *c)
 }
 
 /**
+ * homa_srpt_peer_limit() - How many messages of one peer may be granted to
+ * at once.
+ * @max_overcommit: most messages granted to at once.
+ * @scale: the peer's share of the grant window, in
+ *	1/HOMA_SRPT_SCALE_FULL (0 or at least HOMA_SRPT_SCALE_FULL: all).
+ *
+ * A cut share cuts the overcommitment as well as each message's window:
+ * every message granted to keeps at least one packet in flight whatever
+ * its window (a packet goes once its first byte is granted), so with
+ * windows alone a congested peer's eight messages still kept about eight
+ * packets in the queue it shares.
+ *
+ * Return: @max_overcommit * @scale / HOMA_SRPT_SCALE_FULL rounded up, at
+ * least 1; @max_overcommit for a full share.
+ */
+u32 homa_srpt_peer_limit(u32 max_overcommit, u32 scale)
+{
+	u64 limit;
+
+	if (scale == 0 || scale >= HOMA_SRPT_SCALE_FULL)
+		return max_overcommit;
+	limit = ((u64)max_overcommit * scale + HOMA_SRPT_SCALE_FULL - 1) /
+		HOMA_SRPT_SCALE_FULL;
+	return limit ? (u32)limit : 1;
+}
+
+/**
  * homa_srpt_rank() - Choose the messages to grant to, in SRPT order.
  * @cands: the candidate messages.
  * @n: number of entries in @cands.
@@ -84,7 +111,9 @@ static u32 homa_srpt_base(const struct homa_srpt_cand *c)
  * SRPT order (fewest bytes remaining, then oldest, then lowest index),
  * one more message from every peer that has r chosen so far. So a peer
  * gets a second message only when every peer with a message waiting has
- * one, and @ranked lists all first messages before any second one.
+ * one, and @ranked lists all first messages before any second one. A
+ * peer whose messages have a cut share (@scale) gets at most
+ * homa_srpt_peer_limit() of them.
  *
  * Return: the number of messages chosen.
  */
@@ -92,7 +121,7 @@ u32 homa_srpt_rank(const struct homa_srpt_cand *cands, u32 n,
 		   u32 max_overcommit, u32 *ranked)
 {
 	u32 chosen = 0, round = 0, in_round = 0;
-	u32 best, i;
+	u32 best, i, count;
 
 	if (max_overcommit > HOMA_SRPT_MAX_OVERCOMMIT)
 		max_overcommit = HOMA_SRPT_MAX_OVERCOMMIT;
@@ -102,8 +131,11 @@ u32 homa_srpt_rank(const struct homa_srpt_cand *cands, u32 n,
 			if (!homa_srpt_eligible(&cands[i]) ||
 			    homa_srpt_is_ranked(ranked, chosen, i))
 				continue;
-			if (homa_srpt_peer_count(cands, ranked, chosen,
-						 cands[i].peer) > round)
+			count = homa_srpt_peer_count(cands, ranked, chosen,
+						     cands[i].peer);
+			if (count > round ||
+			    count >= homa_srpt_peer_limit(max_overcommit,
+							  cands[i].scale))
 				continue;
 			if (best == n || homa_srpt_before(cands, i, best))
 				best = i;

@@ -163,6 +163,7 @@ struct homa_srpt_grant {
 	u16 rank;
 };
 
+u32 homa_srpt_peer_limit(u32 max_overcommit, u32 scale);
 u32 homa_srpt_rank(const struct homa_srpt_cand *cands, u32 n,
 		   u32 max_overcommit, u32 *ranked);
 u32 homa_srpt_window(const struct homa_srpt_params *p, u32 active);

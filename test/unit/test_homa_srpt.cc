@@ -133,6 +133,18 @@ std::vector<uint32_t> model_rank(const std::vector<homa_srpt_cand> &c,
 	std::vector<uint32_t> order, chosen;
 	std::map<uint64_t, uint32_t> per_peer;
 	std::vector<bool> taken(c.size(), false);
+	uint32_t all = std::min(max, kMaxOvercommit);
+	/* A cut share: the fewest k >= 1 with k / all >= scale / full. */
+	auto limit = [&](uint32_t scale) {
+		uint32_t k = 1;
+
+		if (scale == 0 || scale >= HOMA_SRPT_SCALE_FULL)
+			return all;
+		while ((uint64_t)k * HOMA_SRPT_SCALE_FULL <
+		       (uint64_t)all * scale)
+			k++;
+		return k;
+	};
 
 	max = std::min(max, kMaxOvercommit);
 	for (uint32_t i = 0; i < c.size(); i++)
@@ -148,7 +160,8 @@ std::vector<uint32_t> model_rank(const std::vector<homa_srpt_cand> &c,
 		for (uint32_t i : order) {
 			if (chosen.size() >= max)
 				break;
-			if (taken[i] || per_peer[c[i].peer] != round)
+			if (taken[i] || per_peer[c[i].peer] != round ||
+			    per_peer[c[i].peer] >= limit(c[i].scale))
 				continue;
 			taken[i] = true;
 			per_peer[c[i].peer]++;
@@ -337,6 +350,45 @@ TEST(homa_srpt, homa_srpt_rank__one_per_peer_before_a_second)
 	EXPECT_EQ(rank(c, 4), V({ 0, 2, 3, 4 }));
 }
 
+TEST(homa_srpt, homa_srpt_rank__cut_share_cuts_the_peer_s_messages)
+{
+	/* Peer 1 congested (its share at the floor), peer 2 not. */
+	std::vector<homa_srpt_cand> c = {
+		cand(1, 20000, 0, 10000, 1),
+		cand(1, 21000, 0, 10000, 2),
+		cand(1, 22000, 0, 10000, 3),
+		cand(1, 23000, 0, 10000, 4),
+		cand(2, 90000, 0, 10000, 5),
+		cand(2, 91000, 0, 10000, 6),
+		cand(2, 92000, 0, 10000, 7),
+	};
+
+	EXPECT_EQ(rank(c, 8), V({ 0, 4, 1, 5, 2, 6, 3 }));
+	for (int i = 0; i < 4; i++)
+		c[i].scale = 16;
+	EXPECT_EQ(rank(c, 8), V({ 0, 4, 5, 6 }));
+	/* Half the share: half of max_overcommit. */
+	for (int i = 0; i < 4; i++)
+		c[i].scale = HOMA_SRPT_SCALE_FULL / 2;
+	EXPECT_EQ(rank(c, 4), V({ 0, 4, 1, 5 }));
+	EXPECT_EQ(rank(c, 2), V({ 0, 4 }));
+}
+
+TEST(homa_srpt, homa_srpt_peer_limit__values)
+{
+	EXPECT_EQ(homa_srpt_peer_limit(8, 0), 8u);
+	EXPECT_EQ(homa_srpt_peer_limit(8, HOMA_SRPT_SCALE_FULL), 8u);
+	EXPECT_EQ(homa_srpt_peer_limit(8, HOMA_SRPT_SCALE_FULL + 1), 8u);
+	EXPECT_EQ(homa_srpt_peer_limit(8, HOMA_SRPT_SCALE_FULL / 2), 4u);
+	EXPECT_EQ(homa_srpt_peer_limit(8, HOMA_SRPT_SCALE_FULL / 2 + 1), 5u);
+	EXPECT_EQ(homa_srpt_peer_limit(8, 16), 1u);
+	EXPECT_EQ(homa_srpt_peer_limit(8, 1), 1u);
+	EXPECT_EQ(homa_srpt_peer_limit(0, 16), 1u);
+	EXPECT_EQ(homa_srpt_peer_limit(64, 1023), 64u);
+	EXPECT_EQ(homa_srpt_peer_limit(0xffffffffu, 1023),
+		  (uint32_t)((0xffffffffull * 1023 + 1023) / 1024));
+}
+
 TEST(homa_srpt, homa_srpt_rank__single_peer_takes_all_slots)
 {
 	std::vector<homa_srpt_cand> c = {
@@ -430,6 +482,15 @@ TEST(homa_srpt, homa_srpt_rank__random_vs_model)
 					 rng() % 6,
 					 rng() % 6 == 0 ? HOMA_SRPT_STALLED :
 							  0));
+		}
+		/* Some peers with a cut share (the same for all of theirs). */
+		std::map<uint64_t, uint32_t> share;
+		const uint32_t shares[] = { 0, 0, 16, 100, 300, 512, 1024 };
+
+		for (homa_srpt_cand &x : c) {
+			if (!share.count(x.peer))
+				share[x.peer] = shares[rng() % 7];
+			x.scale = share[x.peer];
 		}
 		std::vector<uint32_t> got = rank(c, max);
 		std::vector<uint32_t> want = model_rank(c, max);
