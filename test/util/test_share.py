@@ -76,6 +76,18 @@ class LinkMbpsTest(unittest.TestCase):
         self.assertEqual(testbed.homa_sysctls(
             cfg, 'homa', {'rtt_congestion_react': '0'}),
             ['rtt_congestion_react=0', 'link_mbps=16', 'window=0'])
+        # homa-share sets both of its settings; the runs of other
+        # variants put both back.
+        share_defaults = {'rtt_congestion_react': '0',
+                          'sched_ip_priority': '-1'}
+        self.assertEqual(testbed.homa_sysctls(
+            cfg, 'homa-share', share_defaults),
+            ['link_mbps=16', 'window=0', 'rtt_congestion_react=1',
+             'sched_ip_priority=0'])
+        self.assertEqual(testbed.homa_sysctls(
+            cfg, 'homa', share_defaults),
+            ['rtt_congestion_react=0', 'sched_ip_priority=-1',
+             'link_mbps=16', 'window=0'])
         cfg = options.parse_args([])
         self.assertNotIn('link_mbps', ' '.join(testbed.testbed_args(cfg)))
 

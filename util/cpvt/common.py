@@ -17,7 +17,7 @@ PROTOCOLS = {'homa': ('homa', None), 'tcp': ('tcp', 'cubic'),
              'dctcp': ('tcp', 'dctcp'), 'homa-noincast': ('homa', None),
              'homa-off': ('homa', None), 'homa-nortt': ('homa', None),
              'homa-react': ('homa', None), 'homa-react-all': ('homa', None),
-             'homa-gso64': ('homa', None)}
+             'homa-gso64': ('homa', None), 'homa-share': ('homa', None)}
 
 # Homa variants: net.homa settings of their runs (NAME -> VALUE). The
 # settings a variant changes go back to their previous values for the
@@ -30,6 +30,9 @@ VARIANT_SYSCTLS = {
     # ... and a sender the unscheduled bytes toward peers whose GRANTs
     # say its data arrives congested.
     'homa-react-all': {'rtt_congestion_react': '3'},
+    # What homa.7 gives for sharing a link with TCP: scheduled bytes at
+    # TCP's IP priority, and the receiver's reaction to their queue.
+    'homa-share': {'sched_ip_priority': '0', 'rtt_congestion_react': '1'},
     # Stored packets (and so GSO packets) of up to 64 KB (issue 12).
     'homa-gso64': {'max_gso_size': '65536'},
     # Every adaptive feature off (SRPT grants stay): the "features off"

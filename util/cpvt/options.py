@@ -44,6 +44,8 @@ def add_run_options(ap):
                     'with incast_threshold=0),homa-nortt (Homa with '
                     'rtt_adaptive=0),homa-react (Homa with '
                     'rtt_congestion_react=1),homa-react-all (=3),'
+                    'homa-share (sched_ip_priority=0 and '
+                    'rtt_congestion_react=1, for sharing with TCP),'
                     'homa-gso64 (max_gso_size=65536),homa-off (Homa with pacer, '
                     'RTT windows and resends, adaptive unscheduled bytes, '
                     'auto cutoffs and incast control off), or '
