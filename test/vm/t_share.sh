@@ -9,7 +9,10 @@
 # in one of the readings taken during the run. Both protocols must move
 # data (RPCs completed, none failed; bytes counted on h0). Prints what
 # each moved and the congestion counters; no timing is asserted (the
-# congestion check is wrapped in `timed`).
+# congestion check is wrapped in `timed`). Then the same again with
+# homa.7's settings for sharing (sched_ip_priority=0 on the sender,
+# rtt_congestion_react=1 on h0): both must still move data, and h0 must
+# cut the congested peer's grant share.
 #
 #   [h1] Homa --\
 #                br0 [sw] -- 16 Mbit/s, 8 bands --> [h0] servers
@@ -54,58 +57,86 @@ tcp_rx() {
 
 cp_serve h0 --protocol homa
 cp_serve h0 --protocol tcp
-cong0=$(metric h0 rtt_congested)
-uncong0=$(metric h0 rtt_uncongested)
-rx0=$(metric h0 pkts_rx_data)
 
-tcp_log=$(mktemp /tmp/share_tcp.XXXXXX)
-ip netns exec h2 "$CP_NODE" client --protocol tcp --servers 10.0.0.1 \
-	--workload 500000 --one-way --client-max 2 \
-	--seconds $((TCP_LEAD + HOMA_SECONDS + 20)) > "$tcp_log" 2>&1 &
-tcp_pid=$!
-sleep "$TCP_LEAD"
-tcp0=$(tcp_rx)
+# share_run LABEL: TCP alone for TCP_LEAD s, then Homa beside it for
+# HOMA_SECONDS s; checks that both moved data and that h0 saw its Homa
+# peer congested.
+share_run() {
+	local label=$1 cong0 uncong0 rx0 tcp_log tcp_pid tcp0 tcp1 homa_log
+	local homa_pid seen homa_rc tcp_rc homa_rpcs tcp_rpcs cong
 
-homa_log=$(mktemp /tmp/share_homa.XXXXXX)
-ip netns exec h1 "$CP_NODE" client --protocol homa --servers 10.0.0.1 \
-	--workload 100000 --one-way --client-max 4 \
-	--seconds "$HOMA_SECONDS" > "$homa_log" 2>&1 &
-homa_pid=$!
-# h0's view of its peers while both run.
-seen=0
-while kill -0 "$homa_pid" 2>/dev/null; do
-	[ "$(congested_peers)" -gt 0 ] && seen=1
-	sleep 0.5
-done
-homa_rc=0
-wait "$homa_pid" || homa_rc=$?
-tcp1=$(tcp_rx)
-# cp_node ends its run early on SIGTERM, with its summary.
-kill -TERM "$tcp_pid" 2>/dev/null || true
-tcp_rc=0
-wait "$tcp_pid" || tcp_rc=$?
+	cong0=$(metric h0 rtt_congested)
+	uncong0=$(metric h0 rtt_uncongested)
+	rx0=$(metric h0 pkts_rx_data)
+	tcp_log=$(mktemp /tmp/share_tcp.XXXXXX)
+	ip netns exec h2 "$CP_NODE" client --protocol tcp --servers 10.0.0.1 \
+		--workload 500000 --one-way --client-max 2 \
+		--seconds $((TCP_LEAD + HOMA_SECONDS + 20)) > "$tcp_log" 2>&1 &
+	tcp_pid=$!
+	sleep "$TCP_LEAD"
+	tcp0=$(tcp_rx)
 
-grep '^summary:' "$homa_log" | sed 's/^/# homa: /'
-grep '^summary:' "$tcp_log" | sed 's/^/# tcp: /'
-homa_rpcs=$(summary_field "$homa_log" rpcs)
-tcp_rpcs=$(summary_field "$tcp_log" rpcs)
-check_eq "homa client exit status" "$homa_rc" 0
-check_eq "tcp client exit status" "$tcp_rc" 0
-check "homa moved data: rpcs > 0 (got '$homa_rpcs')" \
-	test "${homa_rpcs:-0}" -gt 0
-check_eq "homa: no failed RPC" "$(summary_field "$homa_log" errors)" 0
-check "tcp moved data: rpcs > 0 (got '$tcp_rpcs')" test "${tcp_rpcs:-0}" -gt 0
-check_eq "tcp: no failed RPC" "$(summary_field "$tcp_log" errors)" 0
-check "h0 received Homa DATA" test "$(metric h0 pkts_rx_data)" -gt "$rx0"
-echo "# h0 TCP bytes received while Homa ran: $((tcp1 - tcp0))"
-check "h0 received TCP bytes while Homa ran" test "$tcp1" -gt "$tcp0"
+	homa_log=$(mktemp /tmp/share_homa.XXXXXX)
+	ip netns exec h1 "$CP_NODE" client --protocol homa \
+		--servers 10.0.0.1 --workload 100000 --one-way --client-max 4 \
+		--seconds "$HOMA_SECONDS" > "$homa_log" 2>&1 &
+	homa_pid=$!
+	# h0's view of its peers while both run.
+	seen=0
+	while kill -0 "$homa_pid" 2>/dev/null; do
+		[ "$(congested_peers)" -gt 0 ] && seen=1
+		sleep 0.5
+	done
+	homa_rc=0
+	wait "$homa_pid" || homa_rc=$?
+	tcp1=$(tcp_rx)
+	# cp_node ends its run early on SIGTERM, with its summary.
+	kill -TERM "$tcp_pid" 2>/dev/null || true
+	tcp_rc=0
+	wait "$tcp_pid" || tcp_rc=$?
 
-cong=$(($(metric h0 rtt_congested) - cong0))
-echo "# h0: rtt_congested +$cong, rtt_uncongested" \
-	"+$(($(metric h0 rtt_uncongested) - uncong0)), congested peer seen" \
-	"$seen, rx_delay_samples $(metric h0 rx_delay_samples)"
-in_ns h0 cat /proc/net/homa_peers | sed 's/^/# /'
-timed check "h0 saw congestion while TCP ran (rtt_congested +$cong, seen $seen)" \
-	test "$cong" -gt 0 -o "$seen" = 1
+	grep '^summary:' "$homa_log" | sed "s/^/# $label homa: /"
+	grep '^summary:' "$tcp_log" | sed "s/^/# $label tcp: /"
+	homa_rpcs=$(summary_field "$homa_log" rpcs)
+	tcp_rpcs=$(summary_field "$tcp_log" rpcs)
+	check_eq "$label: homa client exit status" "$homa_rc" 0
+	check_eq "$label: tcp client exit status" "$tcp_rc" 0
+	check "$label: homa moved data: rpcs > 0 (got '$homa_rpcs')" \
+		test "${homa_rpcs:-0}" -gt 0
+	check_eq "$label: homa: no failed RPC" \
+		"$(summary_field "$homa_log" errors)" 0
+	check "$label: tcp moved data: rpcs > 0 (got '$tcp_rpcs')" \
+		test "${tcp_rpcs:-0}" -gt 0
+	check_eq "$label: tcp: no failed RPC" \
+		"$(summary_field "$tcp_log" errors)" 0
+	check "$label: h0 received Homa DATA" \
+		test "$(metric h0 pkts_rx_data)" -gt "$rx0"
+	echo "# $label: h0 TCP bytes received while Homa ran: $((tcp1 - tcp0))"
+	check "$label: h0 received TCP bytes while Homa ran" \
+		test "$tcp1" -gt "$tcp0"
+
+	cong=$(($(metric h0 rtt_congested) - cong0))
+	echo "# $label: h0: rtt_congested +$cong, rtt_uncongested" \
+		"+$(($(metric h0 rtt_uncongested) - uncong0)), congested peer" \
+		"seen $seen, rx_delay_samples $(metric h0 rx_delay_samples)"
+	in_ns h0 cat /proc/net/homa_peers | sed 's/^/# /'
+	timed check "$label: h0 saw congestion while TCP ran (+$cong, $seen)" \
+		test "$cong" -gt 0 -o "$seen" = 1
+	rm -f "$tcp_log" "$homa_log"
+}
+
+share_run defaults
+
+# What homa.7 gives for sharing a link with TCP: h1's scheduled bytes at
+# TCP's IP priority, h0 cutting the grants (window and overcommitment)
+# of a congested peer. The share must be cut at least once.
+homa_set sched_ip_priority=0 h1
+homa_set rtt_congestion_react=1 h0
+cuts0=$(metric h0 grant_scale_cuts)
+share_run homa-share
+echo "# homa-share: h0 grant_scale_cuts +$(($(metric h0 grant_scale_cuts) -
+	cuts0)), grant_scale_grows $(metric h0 grant_scale_grows)"
+timed check "homa-share: h0 cut its congested peer's share" \
+	test "$(metric h0 grant_scale_cuts)" -gt "$cuts0"
 stop_all h0
 finish
