@@ -133,15 +133,14 @@ std::vector<uint32_t> model_rank(const std::vector<homa_srpt_cand> &c,
 	std::vector<uint32_t> order, chosen;
 	std::map<uint64_t, uint32_t> per_peer;
 	std::vector<bool> taken(c.size(), false);
-	uint32_t all = std::min(max, kMaxOvercommit);
-	/* A cut share: the fewest k >= 1 with k / all >= scale / full. */
+	/* A cut share: the fewest k >= 1 with k / max >= scale / full. */
 	auto limit = [&](uint32_t scale) {
 		uint32_t k = 1;
 
 		if (scale == 0 || scale >= HOMA_SRPT_SCALE_FULL)
-			return all;
+			return max;
 		while ((uint64_t)k * HOMA_SRPT_SCALE_FULL <
-		       (uint64_t)all * scale)
+		       (uint64_t)max * scale)
 			k++;
 		return k;
 	};
