@@ -88,6 +88,7 @@ const struct homa_param homa_params[] = {
 	 */
 	HOMA_PARAM(pacer_lead_max_ns, 1000000, 0, 100000000),
 	HOMA_PARAM(throttle_min_bytes, 1000, 0, HOMA_MAX_MESSAGE_LENGTH),
+	HOMA_PARAM(pacer_held_max_kb, 128, 0, 1000000),
 	HOMA_PARAM(rtt_adaptive, 1, 0, 1),
 	HOMA_PARAM(rtt_window_min, 10000, 0, HOMA_MAX_MESSAGE_LENGTH),
 	HOMA_PARAM(unsched_adaptive, 1, 0, 1),

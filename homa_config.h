@@ -204,6 +204,13 @@ struct homa_config {
 	/** @throttle_min_bytes: shorter messages skip the pacer. */
 	int throttle_min_bytes;
 
+	/**
+	 * @pacer_held_max_kb: KB of DATA the host may hold (handed to IP,
+	 * not yet let go of) before paced packets wait, whatever the NIC
+	 * queue estimate says (0: no limit).
+	 */
+	int pacer_held_max_kb;
+
 	/** @rtt_adaptive: 0 turns off RTT-based scheduled windows. */
 	int rtt_adaptive;
 

@@ -319,6 +319,21 @@ struct homa_pacer {
 
 	/** @wait: the thread sleeps here while @srpt is empty. */
 	wait_queue_head_t wait;
+
+	/**
+	 * @host: the DATA the host holds (homa_xmit.c), or NULL without
+	 * memory; set up before the thread starts and kept until it stops.
+	 */
+	struct homa_txhost *host;
+
+	/** @held_max: the most of @host's count the pacer has read (units). */
+	u32 held_max;
+
+	/**
+	 * @held_until: jiffies until which the pacer counts as having
+	 * waited for @host lately (homa_pacer_held_lately()); 0: never.
+	 */
+	unsigned long held_until;
 };
 
 /**
@@ -937,6 +952,8 @@ static inline void homa_pace_params_read(struct homa_net *hnet,
 	p->max_nic_queue_ns = homa_cfg(hnet, max_nic_queue_ns);
 	p->fifo_fraction = homa_cfg(hnet, pacer_fifo_fraction);
 	p->throttle_min_bytes = homa_cfg(hnet, throttle_min_bytes);
+	p->held_max = homa_cfg(hnet, pacer_held_max_kb) *
+		      (1024 / HOMA_PACE_HELD_UNIT);
 }
 
 /* Room for link and IP headers in front of a Homa header. */

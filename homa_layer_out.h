@@ -17,7 +17,11 @@ void homa_rpc_xmit_control(struct homa_rpc *rpc, struct homa_pkt *pkt);
 void homa_rpc_xmit_busy(struct homa_rpc *rpc);
 u32 homa_xmit_pkt_bytes(struct homa_rpc *rpc, struct sk_buff *skb);
 void homa_xmit_account(struct homa_net *hnet, u32 bytes);
-struct homa_txtrack *homa_txtrack_new(void);
+struct homa_txhost *homa_txhost_new(void);
+void homa_txhost_put(struct homa_txhost *h);
+u32 homa_txhost_held(struct homa_txhost *h);
+void homa_txhost_wait(struct homa_txhost *h, u32 limit, long timeout);
+struct homa_txtrack *homa_txtrack_new(struct homa_txhost *host);
 void homa_txtrack_put(struct homa_txtrack *t);
 void homa_txtrack_attach(struct sk_buff *skb, struct homa_txtrack *t,
 			 bool resent);

@@ -93,6 +93,7 @@ bool homa_pacer_admit(struct homa_rpc *rpc, const struct homa_msgout_peek *pk);
 void homa_pacer_unthrottle(struct homa_rpc *rpc);
 void homa_pacer_tick(struct homa_net *hnet);
 u32 homa_pacer_unsched_window(struct homa_net *hnet);
+bool homa_pacer_held_lately(struct homa_net *hnet);
 
 /* homa_peer_rtt.c: RTT samples per peer */
 int homa_peer_rtt_net_init(struct homa_net *hnet);

@@ -86,6 +86,10 @@
  * @HOMA_M_pacer_bytes: message bytes the pacer thread sent.
  * @HOMA_M_pacer_wakeups: times the idle pacer thread woke for work.
  * @HOMA_M_nic_queue_max_ns: longest NIC queue paced DATA made (ns).
+ * @HOMA_M_tx_held_max_bytes: most DATA the host held (handed to IP,
+ *	not yet let go of) when the pacer looked.
+ * @HOMA_M_pacer_held_waits: times the pacer thread waited because the
+ *	host held pacer_held_max_kb of DATA.
  * @HOMA_M_pacer_late_ns: time (ns) the NIC queue was empty by the
  *	estimate while the pacer thread slept with packets ready to go (it
  *	woke later than the queue drained).
@@ -212,6 +216,8 @@ enum homa_metric {
 	HOMA_M_pacer_bytes,
 	HOMA_M_pacer_wakeups,
 	HOMA_M_nic_queue_max_ns,
+	HOMA_M_tx_held_max_bytes,
+	HOMA_M_pacer_held_waits,
 	HOMA_M_pacer_late_ns,
 	HOMA_M_unsched_halvings,
 	HOMA_M_rtt_samples,

@@ -7,8 +7,8 @@
  * the headers only: message bytes beyond a few hundred sit in page
  * fragments that the copies share. The
  * pacer feeds back into this file through homa_msgout_next() and
- * homa_xmit_data_next(); this file asks it through homa_pacer_admit() and
- * homa_pacer_unsched_window(). The sendmsg system call above this is
+ * homa_xmit_data_next(); this file asks it through homa_pacer_admit(),
+ * homa_pacer_unsched_window() and homa_pacer_held_lately(). The sendmsg system call above this is
  * homa_sendmsg.c.
  */
 
@@ -121,7 +121,9 @@ static struct sk_buff *homa_msgout_pkt(struct sock *sk, struct iov_iter *iter,
  * homa_msgout_shape() - How a message to a peer is cut into stored DATA
  * packets: the segment size for the route's MTU, and the message bytes of
  * each stored packet (as many whole segments as homa_pace_pkt_max()
- * allows: max_gso_size, within what the link sends in max_nic_queue_ns).
+ * allows: max_gso_size, within what the link sends in max_nic_queue_ns;
+ * no more than HOMA_PACE_PKT_FLOOR while the pacer has waited for the
+ * held count lately, homa_pace_pkt_held()).
  * @hsk: the sending socket.
  * @peer: the destination.
  * @shape: filled in; the same for every part of one message.
@@ -134,7 +136,9 @@ void homa_msgout_shape(struct homa_sock *hsk, struct homa_peer *peer,
 	u32 gso;
 
 	homa_pace_params_read(hsk->hnet, &p);
-	gso = homa_pace_pkt_max(&p, homa_cfg(hsk->hnet, max_gso_size));
+	gso = homa_pace_pkt_held(homa_pace_pkt_max(&p, homa_cfg(hsk->hnet,
+							       max_gso_size)),
+				 homa_pacer_held_lately(hsk->hnet));
 
 	shape->mss = mss;
 	shape->chunk = mss;
@@ -261,7 +265,7 @@ void homa_msgout_attach(struct homa_rpc *rpc, struct sk_buff_head *packets,
 	out->unsched_prio = homa_cutoffs_unsched_prio(rpc->hsk->hnet,
 						      rpc->peer, length);
 	out->birth = homa_clock_ns();
-	out->track = homa_txtrack_new();
+	out->track = homa_txtrack_new(rpc->hsk->hnet->pacer.host);
 	out->next_xmit = NULL;
 	out->next_xmit_offset = 0;
 	homa_msgout_append(rpc, packets);

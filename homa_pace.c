@@ -7,7 +7,11 @@
  * a small share (pacer_fifo_fraction) for the oldest message. The queue
  * is not measured but estimated: every packet handed to the NIC moves the
  * time at which the NIC will be idle forward by the packet's time on the
- * wire at link_mbps.
+ * wire at link_mbps. An estimate is only as good as link_mbps, so the
+ * host also counts the DATA it still holds (handed to IP, not yet let go
+ * of: struct homa_txhost), and a paced packet waits while that count is
+ * at pacer_held_max_kb, whatever the estimate says: a wrong link_mbps, or a
+ * slower queue in the host than the link, cannot fill the host's queues.
  */
 
 #include "homa_pace.h"
@@ -21,6 +25,7 @@ void homa_pace_init(struct homa_pace_state *s, u64 now)
 {
 	s->link_idle = now;
 	s->fifo_credit = 0;
+	s->held = 0;
 }
 
 /**
@@ -58,17 +63,52 @@ u64 homa_pace_queue_ns(const struct homa_pace_state *s, u64 now)
 }
 
 /**
+ * homa_pace_held_weight() - What one DATA copy counts for in the host's
+ * held count.
+ * @bytes: its length from the Homa header on, when it is handed to IP.
+ *
+ * Return: @bytes in HOMA_PACE_HELD_UNIT units, rounded up, at least 1
+ * and at most HOMA_PACE_HELD_WEIGHT_MAX (a 64 KB packet counts a little
+ * less than it is; a segment of 1500 bytes a little more).
+ */
+u32 homa_pace_held_weight(u32 bytes)
+{
+	u32 w = bytes / HOMA_PACE_HELD_UNIT +
+		(bytes % HOMA_PACE_HELD_UNIT != 0);
+
+	if (w == 0)
+		return 1;
+	return w < HOMA_PACE_HELD_WEIGHT_MAX ? w : HOMA_PACE_HELD_WEIGHT_MAX;
+}
+
+/**
+ * homa_pace_held_full() - Does the host hold as much DATA as it may?
+ * @s: the pacer's state (its @held).
+ * @p: the configuration (its @held_max).
+ *
+ * Return: 1 if @p->held_max is not 0 and @s->held is at least that,
+ * else 0.
+ */
+int homa_pace_held_full(const struct homa_pace_state *s,
+			const struct homa_pace_params *p)
+{
+	return p->held_max != 0 && s->held >= p->held_max;
+}
+
+/**
  * homa_pace_may_send() - May a packet join the NIC queue now?
  * @s: the pacer's state.
  * @p: the configuration.
  * @now: the current time (ns).
  *
- * Return: 1 if the queue is at most @p->max_nic_queue_ns, else 0.
+ * Return: 1 if the queue is at most @p->max_nic_queue_ns and the host
+ * holds less DATA than it may (homa_pace_held_full()), else 0.
  */
 int homa_pace_may_send(const struct homa_pace_state *s,
 		       const struct homa_pace_params *p, u64 now)
 {
-	return homa_pace_queue_ns(s, now) <= p->max_nic_queue_ns;
+	return homa_pace_queue_ns(s, now) <= p->max_nic_queue_ns &&
+	       !homa_pace_held_full(s, p);
 }
 
 /**
@@ -78,8 +118,9 @@ int homa_pace_may_send(const struct homa_pace_state *s,
  * @p: the configuration.
  * @now: the current time (ns).
  *
- * Return: 0 if homa_pace_may_send() is true now, else the ns after which
- * it will be (if nothing else is sent meanwhile).
+ * Return: 0 if the queue is short enough now, else the ns after which
+ * it will be (if nothing else is sent meanwhile). The held count is not
+ * a matter of time: the caller checks homa_pace_held_full() apart.
  */
 u64 homa_pace_wait_ns(const struct homa_pace_state *s,
 		      const struct homa_pace_params *p, u64 now)
@@ -274,6 +315,28 @@ u32 homa_pace_pkt_max(const struct homa_pace_params *p, u32 max_gso)
 	if (link < HOMA_PACE_PKT_FLOOR)
 		link = HOMA_PACE_PKT_FLOOR;
 	return link < max_gso ? (u32)link : max_gso;
+}
+
+/**
+ * homa_pace_pkt_held() - The size of new stored DATA packets once the
+ * held count has held the pacer back lately.
+ * @pkt: homa_pace_pkt_max()'s size.
+ * @held_lately: nonzero if the pacer waited for the held count lately.
+ *
+ * A packet goes once its first byte is granted, so a receiver's window
+ * is, in effect, rounded up to whole packets. homa_pace_pkt_max() sizes
+ * packets by link_mbps; a host whose held count stops the pacer has
+ * evidence that link_mbps is above the link's rate, and so that its
+ * packets are larger than the link warrants: a receiver whose window is
+ * a few KB would get a whole 64 KB packet per message.
+ *
+ * Return: @pkt, or at most HOMA_PACE_PKT_FLOOR if @held_lately.
+ */
+u32 homa_pace_pkt_held(u32 pkt, int held_lately)
+{
+	if (held_lately && pkt > HOMA_PACE_PKT_FLOOR)
+		return HOMA_PACE_PKT_FLOOR;
+	return pkt;
 }
 
 /**

@@ -34,6 +34,13 @@
  */
 #define HOMA_PACE_LEAD_DECAY 16
 
+/*
+ * The unit of the host's held count (homa_pace_held_weight()), and the
+ * most units one copy counts for.
+ */
+#define HOMA_PACE_HELD_UNIT 256
+#define HOMA_PACE_HELD_WEIGHT_MAX 255
+
 /* A suggested throttle_min_bytes: shorter messages skip the pacer. */
 #define HOMA_PACE_DEFAULT_THROTTLE_MIN 1000
 
@@ -58,6 +65,13 @@ struct homa_pace_params {
 
 	/** @throttle_min_bytes: messages shorter than this skip the pacer. */
 	u32 throttle_min_bytes;
+
+	/**
+	 * @held_max: most DATA the host may hold (handed to IP and not yet
+	 * let go of, in HOMA_PACE_HELD_UNIT units) before a paced packet
+	 * waits, whatever the estimate says; 0: no such limit.
+	 */
+	u32 held_max;
 };
 
 /**
@@ -77,6 +91,12 @@ struct homa_pace_state {
 	 * goes next while it is positive.
 	 */
 	s64 fifo_credit;
+
+	/**
+	 * @held: DATA the host holds (HOMA_PACE_HELD_UNIT units), as the
+	 * caller last read it before a decision; the caller keeps it.
+	 */
+	u32 held;
 };
 
 /**
@@ -100,6 +120,9 @@ struct homa_pace_cand {
 void homa_pace_init(struct homa_pace_state *s, u64 now);
 u64 homa_pace_wire_ns(u32 bytes, u32 link_mbps);
 u64 homa_pace_queue_ns(const struct homa_pace_state *s, u64 now);
+u32 homa_pace_held_weight(u32 bytes);
+int homa_pace_held_full(const struct homa_pace_state *s,
+			const struct homa_pace_params *p);
 int homa_pace_may_send(const struct homa_pace_state *s,
 		       const struct homa_pace_params *p, u64 now);
 u64 homa_pace_wait_ns(const struct homa_pace_state *s,
@@ -118,6 +141,7 @@ void homa_pace_charge(struct homa_pace_state *s,
 		      const struct homa_pace_params *p, u32 bytes, int fifo);
 u32 homa_pace_pkt_bytes(u32 payload, u32 segs, u32 hdr_bytes);
 u32 homa_pace_pkt_max(const struct homa_pace_params *p, u32 max_gso);
+u32 homa_pace_pkt_held(u32 pkt, int held_lately);
 u64 homa_pace_lead(u64 lead, u64 late, u64 max);
 
 #endif /* _HOMA_PACE_H */

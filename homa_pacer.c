@@ -17,7 +17,10 @@
  * sleep while the queue drains; since such a sleep ends late, the thread
  * lets the queue exceed the bound by a lead that follows how late its
  * sleeps ended (homa_pace_lead(), at most pacer_lead_max_ns and one
- * packet's time).
+ * packet's time). The estimate is only as right as link_mbps: the pacer
+ * also holds paced packets back while the host holds pacer_held_max_kb of
+ * DATA (homa_pace_held_full(); struct homa_txhost counts it), and the
+ * thread then sleeps until a copy let go of makes room.
  * The file also keeps the sender's adaptive unscheduled window, which
  * depends on how much the pacer holds back (homa_rtt.c decides).
  */
@@ -37,6 +40,18 @@
 
 /* Most throttled packets the timer sends per tick to help the thread. */
 #define HOMA_PACER_HELP_PKTS 8
+
+/*
+ * How long after the pacer last waited for the held count new messages
+ * are cut into smaller packets (homa_pace_pkt_held()).
+ */
+#define HOMA_PACER_HELD_LATELY_JIFFIES HZ
+
+/*
+ * Longest the thread sleeps waiting for the host's held count to fall
+ * (jiffies); a copy let go of wakes it sooner.
+ */
+#define HOMA_PACER_HELD_WAIT_JIFFIES max(1, HZ / 100)
 
 static bool homa_pacer_enabled(struct homa_net *hnet)
 {
@@ -60,6 +75,24 @@ static void __homa_pacer_note_queue(struct homa_net *hnet, u64 now)
 	homa_metric_add(hnet, HOMA_M_nic_queue_max_ns,
 			queue - pacer->queue_max);
 	pacer->queue_max = queue;
+}
+
+/*
+ * Read the host's held count into the estimate before a decision, and
+ * keep the most it was (metric tx_held_max_bytes, as for the queue above).
+ */
+static void __homa_pacer_read_held(struct homa_net *hnet)
+{
+	struct homa_pacer *pacer = &hnet->pacer;
+	u32 held = homa_txhost_held(pacer->host);
+
+	lockdep_assert_held(&pacer->lock);
+	pacer->state.held = held;
+	if (held <= pacer->held_max)
+		return;
+	homa_metric_add(hnet, HOMA_M_tx_held_max_bytes,
+			(u64)(held - pacer->held_max) * HOMA_PACE_HELD_UNIT);
+	pacer->held_max = held;
 }
 
 /* Payload bytes of a stored DATA packet. */
@@ -141,6 +174,7 @@ bool homa_pacer_admit(struct homa_rpc *rpc, const struct homa_msgout_peek *pk)
 	bytes = homa_xmit_pkt_bytes(rpc, skb);
 	spin_lock(&pacer->lock);
 	now = homa_clock_ns();
+	__homa_pacer_read_held(hnet);
 	throttled = !list_empty(&pacer->srpt);
 	if (!homa_pacer_enabled(hnet))
 		homa_pace_sent(&pacer->state, &p, now, bytes);
@@ -291,10 +325,11 @@ static void __homa_pacer_lead(struct homa_net *hnet,
  * sleep just before was to end (0 if it did not sleep); set to when the
  * sleep this step asks for is to end. After a sleep, a queue that ran dry
  * meanwhile is time the link lost to the thread's wake-up, and how late
- * it woke moves the lead. Return: 0 to go on at once, or ns to sleep
- * first.
+ * it woke moves the lead. @held: set to the limit to wait for if the host
+ * holds as much DATA as it may (then the return is not 0), else to 0.
+ * Return: 0 to go on at once, or ns to sleep first.
  */
-static u64 homa_pacer_step(struct homa_net *hnet, u64 *wake_at)
+static u64 homa_pacer_step(struct homa_net *hnet, u64 *wake_at, u32 *held)
 {
 	struct homa_pacer *pacer = &hnet->pacer;
 	struct homa_pace_params p;
@@ -305,13 +340,22 @@ static u64 homa_pacer_step(struct homa_net *hnet, u64 *wake_at)
 	bool found;
 	int fifo;
 
+	*held = 0;
 	homa_pace_params_read(hnet, &p);
 	local_bh_disable();
 	spin_lock(&pacer->lock);
 	now = homa_clock_ns();
+	__homa_pacer_read_held(hnet);
 	__homa_pacer_lead(hnet, &p, now, wake_at);
-	if (homa_pacer_enabled(hnet))
+	if (homa_pacer_enabled(hnet)) {
 		wait = homa_pace_wait_ns(&pacer->state, &p, now);
+		if (!wait && homa_pace_held_full(&pacer->state, &p)) {
+			*held = p.held_max;
+			wait = HOMA_PACER_RETRY_NS;
+			WRITE_ONCE(pacer->held_until,
+				   jiffies + HOMA_PACER_HELD_LATELY_JIFFIES);
+		}
+	}
 	if (!wait)
 		rpc = __homa_pacer_pick(pacer, &p, &fifo);
 	if (!rpc)
@@ -373,6 +417,7 @@ static int homa_pacer_main(void *arg)
 	struct homa_net *hnet = arg;
 	struct homa_pacer *pacer = &hnet->pacer;
 	u64 wake_at = 0, wait;
+	u32 held;
 
 	while (!kthread_should_stop()) {
 		if (homa_pacer_idle(pacer)) {
@@ -383,9 +428,16 @@ static int homa_pacer_main(void *arg)
 			wake_at = 0;
 			continue;
 		}
-		wait = homa_pacer_step(hnet, &wake_at);
-		if (wait)
+		wait = homa_pacer_step(hnet, &wake_at, &held);
+		if (held) {
+			/* Not a timed sleep: no news of the lead. */
+			homa_metric_inc(hnet, HOMA_M_pacer_held_waits);
+			homa_txhost_wait(pacer->host, held,
+					 HOMA_PACER_HELD_WAIT_JIFFIES);
+			wake_at = 0;
+		} else if (wait) {
 			homa_pacer_sleep(wait);
+		}
 		cond_resched();
 	}
 	return 0;
@@ -404,11 +456,11 @@ void homa_pacer_tick(struct homa_net *hnet)
 {
 	struct homa_pacer *pacer = &hnet->pacer;
 	u32 max = homa_cfg(hnet, unsched_bytes);
-	u32 before, after;
+	u32 before, after, held;
 	int i;
 
 	for (i = 0; i < HOMA_PACER_HELP_PKTS && !homa_pacer_idle(pacer); i++)
-		if (homa_pacer_step(hnet, NULL))
+		if (homa_pacer_step(hnet, NULL, &held))
 			break;
 
 	spin_lock_bh(&pacer->lock);
@@ -419,6 +471,20 @@ void homa_pacer_tick(struct homa_net *hnet)
 	spin_unlock_bh(&pacer->lock);
 	if (after < before)
 		homa_metric_inc(hnet, HOMA_M_unsched_halvings);
+}
+
+/**
+ * homa_pacer_held_lately() - Has the pacer waited for the host's held
+ * count (pacer_held_max_kb) in the last second?
+ * @hnet: the namespace's Homa host.
+ *
+ * Return: true if it has.
+ */
+bool homa_pacer_held_lately(struct homa_net *hnet)
+{
+	unsigned long until = READ_ONCE(hnet->pacer.held_until);
+
+	return until && time_before(jiffies, until);
 }
 
 /**
@@ -460,12 +526,16 @@ int homa_pacer_net_init(struct homa_net *hnet)
 	pacer->queue_max = 0;
 	homa_rtt_unsched_init(&pacer->unsched, hnet->config.unsched_bytes);
 	init_waitqueue_head(&pacer->wait);
+	pacer->held_max = 0;
+	pacer->host = homa_txhost_new();
 	pacer->thread = kthread_run(homa_pacer_main, hnet, "homa_pacer/%u",
 				    hnet->net->ns.inum);
 	if (IS_ERR(pacer->thread)) {
 		int err = PTR_ERR(pacer->thread);
 
 		pacer->thread = NULL;
+		homa_txhost_put(pacer->host);
+		pacer->host = NULL;
 		return err;
 	}
 	return 0;
@@ -484,4 +554,7 @@ void homa_pacer_net_exit(struct homa_net *hnet)
 		kthread_stop(pacer->thread);
 	pacer->thread = NULL;
 	WARN_ON_ONCE(!list_empty(&pacer->srpt));
+	/* Copies still in the stack keep the count until they go. */
+	homa_txhost_put(pacer->host);
+	pacer->host = NULL;
 }

@@ -10,10 +10,37 @@
  */
 
 #include <linux/delay.h>
+#include <linux/kthread.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 
 #include "homa_impl.h"
+
+/**
+ * struct homa_txhost - the DATA copies that one host (namespace) has
+ * handed to IP and not yet let go of, all its messages together, in
+ * HOMA_PACE_HELD_UNIT units (homa_pace_held_weight()). The pacer holds
+ * paced packets back while the count is at pacer_held_max_kb. Like the
+ * trackers, it may outlive its namespace: copies still in the stack keep
+ * it alive.
+ */
+struct homa_txhost {
+	/** @refs: the namespace's reference plus one per tracker. */
+	refcount_t refs;
+
+	/** @held: the count. */
+	atomic_t held;
+
+	/**
+	 * @limit: the pacer's limit when it last waited for room (0:
+	 * it never did); a copy let go of wakes @wait as the count falls
+	 * below it.
+	 */
+	atomic_t limit;
+
+	/** @wait: the pacer thread waits here for room. */
+	wait_queue_head_t wait;
+};
 
 /**
  * struct homa_txtrack - the DATA copies of one outgoing message that this
@@ -23,6 +50,9 @@
  * on, IP receive orphans it) or is dropped, wherever it waits meanwhile
  * (a qdisc, a device queue, software segmentation). It holds no pointer
  * into the RPC, the socket or the namespace: it may outlive all three.
+ * A copy's destructor_arg is the tracker's address plus what the copy
+ * counts for in the host's count (the low bits, free because trackers
+ * are HOMA_TXTRACK_SIZE bytes, which kmalloc() aligns to their size).
  */
 struct homa_txtrack {
 	/** @refs: the RPC's reference plus one per copy it tracks. */
@@ -33,7 +63,14 @@ struct homa_txtrack {
 	 * time, [1] of packets sent again for a RESEND.
 	 */
 	atomic_t held[2];
+
+	/** @host: the host's count, or NULL; the tracker holds a reference. */
+	struct homa_txhost *host;
 };
+
+/* A tracker's allocation: a power of two, above the weight bits. */
+#define HOMA_TXTRACK_SIZE 256
+#define HOMA_TXTRACK_WEIGHT_MASK ((unsigned long)HOMA_PACE_HELD_WEIGHT_MAX)
 
 /*
  * Trackers not yet freed. Once every namespace is gone, only copies still
@@ -43,21 +80,93 @@ struct homa_txtrack {
 static atomic_long_t homa_txtrack_live = ATOMIC_LONG_INIT(0);
 
 /**
+ * homa_txhost_new() - A host's count of held DATA, with one reference for
+ * the caller (the namespace).
+ *
+ * Return: the count, or NULL without memory (nothing is then counted and
+ * the pacer never waits for it).
+ */
+struct homa_txhost *homa_txhost_new(void)
+{
+	struct homa_txhost *h = kmalloc(sizeof(*h), GFP_KERNEL);
+
+	if (!h)
+		return NULL;
+	refcount_set(&h->refs, 1);
+	atomic_set(&h->held, 0);
+	atomic_set(&h->limit, 0);
+	init_waitqueue_head(&h->wait);
+	return h;
+}
+
+/**
+ * homa_txhost_put() - Drop a reference to a host's count.
+ * @h: the count, or NULL.
+ */
+void homa_txhost_put(struct homa_txhost *h)
+{
+	if (h && refcount_dec_and_test(&h->refs))
+		kfree(h);
+}
+
+/**
+ * homa_txhost_held() - How much DATA the host holds.
+ * @h: the host's count, or NULL.
+ *
+ * Return: HOMA_PACE_HELD_UNIT units; 0 without a count.
+ */
+u32 homa_txhost_held(struct homa_txhost *h)
+{
+	int held = h ? atomic_read(&h->held) : 0;
+
+	return held > 0 ? held : 0;
+}
+
+/**
+ * homa_txhost_wait() - Sleep until the host holds less than @limit units
+ * of DATA, @timeout jiffies pass, or the calling kthread is to stop.
+ * @h: the host's count, or NULL (then no sleep).
+ * @limit: the pacer's limit, HOMA_PACE_HELD_UNIT units (not 0).
+ * @timeout: most jiffies to sleep; a wake-up can only be missed if
+ *           @limit changes meanwhile.
+ */
+void homa_txhost_wait(struct homa_txhost *h, u32 limit, long timeout)
+{
+	if (!h)
+		return;
+	atomic_set(&h->limit, limit);
+	wait_event_interruptible_timeout(h->wait,
+					 homa_txhost_held(h) < limit ||
+					 kthread_should_stop(), timeout);
+}
+
+/**
  * homa_txtrack_new() - A tracker for a message's copies, with one
  * reference for the caller.
+ * @host: the count of the host the message leaves from, or NULL.
  *
  * Return: the tracker, or NULL without memory (the message is then not
  * tracked, and homa_txtrack_held() says so).
  */
-struct homa_txtrack *homa_txtrack_new(void)
+struct homa_txtrack *homa_txtrack_new(struct homa_txhost *host)
 {
-	struct homa_txtrack *t = kmalloc(sizeof(*t), GFP_ATOMIC);
+	struct homa_txtrack *t;
 
+	BUILD_BUG_ON(sizeof(*t) > HOMA_TXTRACK_SIZE);
+	BUILD_BUG_ON(HOMA_TXTRACK_WEIGHT_MASK >= HOMA_TXTRACK_SIZE);
+	t = kmalloc(HOMA_TXTRACK_SIZE, GFP_ATOMIC);
 	if (!t)
 		return NULL;
+	if (WARN_ON_ONCE((unsigned long)t & HOMA_TXTRACK_WEIGHT_MASK)) {
+		kfree(t);
+		return NULL;
+	}
 	refcount_set(&t->refs, 1);
 	atomic_set(&t->held[0], 0);
 	atomic_set(&t->held[1], 0);
+	t->host = host;
+	if (host)
+		refcount_inc(&host->refs);
 	atomic_long_inc(&homa_txtrack_live);
 	return t;
 }
@@ -69,19 +178,43 @@ struct homa_txtrack *homa_txtrack_new(void)
 void homa_txtrack_put(struct homa_txtrack *t)
 {
 	if (t && refcount_dec_and_test(&t->refs)) {
+		homa_txhost_put(t->host);
 		kfree(t);
 		atomic_long_dec(&homa_txtrack_live);
 	}
 }
 
-/* The host let go of a tracked copy counted in @t->held[@i]. */
+/* The tracker and the weight a tracked copy carries. */
+static struct homa_txtrack *homa_txtrack_of(struct sk_buff *skb, u32 *weight)
+{
+	unsigned long arg = (unsigned long)skb_shinfo(skb)->destructor_arg;
+
+	*weight = arg & HOMA_TXTRACK_WEIGHT_MASK;
+	return (struct homa_txtrack *)(arg & ~HOMA_TXTRACK_WEIGHT_MASK);
+}
+
+/*
+ * The host let go of a tracked copy counted in @t->held[@i]; wake the
+ * pacer if the host's count falls below the limit it waits for.
+ */
 static void homa_txtrack_done(struct sk_buff *skb, int i)
 {
-	struct homa_txtrack *t = skb_shinfo(skb)->destructor_arg;
+	struct homa_txhost *h;
+	struct homa_txtrack *t;
+	u32 weight, limit;
+	int held;
 
+	t = homa_txtrack_of(skb, &weight);
 	/* Module exit waits for a grace period after the last of these. */
 	rcu_read_lock();
 	atomic_dec(&t->held[i]);
+	h = t->host;
+	if (h && weight) {
+		held = atomic_sub_return(weight, &h->held);
+		limit = atomic_read(&h->limit);
+		if (held < (int)limit && held + (int)weight >= (int)limit)
+			wake_up(&h->wait);
+	}
 	homa_txtrack_put(t);
 	rcu_read_unlock();
 }
@@ -98,42 +231,61 @@ static void homa_txtrack_skb_done_resent(struct sk_buff *skb)
 	homa_txtrack_done(skb, 1);
 }
 
-/**
- * homa_txtrack_attach() - Make a copy about to be handed to IP one of
- * those a tracker counts.
- * @skb: the copy; it has no destructor (it is no socket's memory).
- * @t: the tracker, or NULL (nothing is tracked).
- * @resent: the copy is a retransmission (counted apart).
- */
-void homa_txtrack_attach(struct sk_buff *skb, struct homa_txtrack *t,
-			 bool resent)
+/* Track @skb with weight @weight in the host's count. */
+static void __homa_txtrack_attach(struct sk_buff *skb, struct homa_txtrack *t,
+				  bool resent, u32 weight)
 {
-	if (!t)
-		return;
 	refcount_inc(&t->refs);
 	atomic_inc(&t->held[resent]);
-	skb_shinfo(skb)->destructor_arg = t;
+	if (t->host && weight)
+		atomic_add(weight, &t->host->held);
+	skb_shinfo(skb)->destructor_arg = (void *)((unsigned long)t | weight);
 	skb->destructor = resent ? homa_txtrack_skb_done_resent :
 				   homa_txtrack_skb_done;
 }
 
 /**
- * homa_txtrack_copy() - A tracked packet is cut into segments: each
- * segment is held as well (the original is let go of when it is freed).
+ * homa_txtrack_attach() - Make a copy about to be handed to IP one of
+ * those a tracker counts.
+ * @skb: the copy, data at its Homa header; it has no destructor (it is no
+ *       socket's memory).
+ * @t: the tracker, or NULL (nothing is tracked).
+ * @resent: the copy is a retransmission (counted apart).
+ *
+ * The host's count grows by homa_pace_held_weight() of the copy's length
+ * until the copy is let go of.
+ */
+void homa_txtrack_attach(struct sk_buff *skb, struct homa_txtrack *t,
+			 bool resent)
+{
+	if (t)
+		__homa_txtrack_attach(skb, t, resent,
+				      homa_pace_held_weight(skb->len));
+}
+
+/**
+ * homa_txtrack_copy() - A tracked packet is cut into segments (in
+ * software: by a qdisc such as tbf, or for a device without GSO): each
+ * segment is held as well, and counts its own length in the host's count;
+ * the original is let go of when it is freed, just after.
  * @from: the packet being segmented.
- * @segs: its segments, a list linked by ->next; none has a destructor.
+ * @segs: its segments, a list linked by ->next, none with a destructor;
+ *        each one's length, here, is its payload.
  */
 void homa_txtrack_copy(struct sk_buff *from, struct sk_buff *segs)
 {
-	struct homa_txtrack *t = skb_shinfo(from)->destructor_arg;
 	bool resent = from->destructor == homa_txtrack_skb_done_resent;
+	struct homa_txtrack *t;
 	struct sk_buff *seg;
+	u32 weight;
 
 	if (!resent && from->destructor != homa_txtrack_skb_done)
 		return;
+	t = homa_txtrack_of(from, &weight);
 	for (seg = segs; seg; seg = seg->next)
 		if (!seg->destructor)
-			homa_txtrack_attach(seg, t, resent);
+			__homa_txtrack_attach(seg, t, resent,
+					      homa_pace_held_weight(seg->len));
 }
 
 /**

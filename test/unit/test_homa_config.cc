@@ -90,6 +90,7 @@ const Expected kExpected[] = {
 	SCALAR(rtt_congestion_factor, "rtt_congestion_factor", 8),
 	SCALAR(rtt_congestion_react, "rtt_congestion_react", 0),
 	SCALAR(sched_ip_priority, "sched_ip_priority", -1),
+	SCALAR(pacer_held_max_kb, "pacer_held_max_kb", 128),
 	/* Bounded state (issue 15). */
 	SCALAR(peer_rpc_limit, "peer_rpc_limit", 5000),
 	SCALAR(sock_rpc_limit, "sock_rpc_limit", 20000),

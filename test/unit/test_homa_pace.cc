@@ -40,6 +40,7 @@ homa_pace_params params(uint32_t mbps, uint32_t queue_ns,
 	p.max_nic_queue_ns = queue_ns;
 	p.fifo_fraction = fifo;
 	p.throttle_min_bytes = throttle_min;
+	p.held_max = 0;
 	return p;
 }
 
@@ -49,6 +50,7 @@ homa_pace_state state(uint64_t idle, int64_t credit = 0)
 
 	s.link_idle = idle;
 	s.fifo_credit = credit;
+	s.held = 0;
 	return s;
 }
 
@@ -202,6 +204,68 @@ TEST(homa_pace, homa_pace_may_send__zero_bound)
 	EXPECT_EQ(homa_pace_may_send(&s, &p, 10000), 1);
 }
 
+TEST(homa_pace, homa_pace_may_send__held_full_blocks)
+{
+	homa_pace_params p = params(25000, 2000);
+	homa_pace_state s = state(0);
+
+	p.held_max = 512;
+	s.held = 511;
+	EXPECT_EQ(homa_pace_may_send(&s, &p, 5000), 1);
+	s.held = 512;
+	EXPECT_EQ(homa_pace_may_send(&s, &p, 5000), 0);
+	/* The time-based wait knows nothing of it. */
+	EXPECT_EQ(homa_pace_wait_ns(&s, &p, 5000), 0u);
+	p.held_max = 0;
+	s.held = 1000000;
+	EXPECT_EQ(homa_pace_may_send(&s, &p, 5000), 1);
+}
+
+/* ---- homa_pace_held_weight, homa_pace_held_full -------------------------- */
+
+TEST(homa_pace, homa_pace_held_weight__values)
+{
+	EXPECT_EQ(homa_pace_held_weight(0), 1u);
+	EXPECT_EQ(homa_pace_held_weight(1), 1u);
+	EXPECT_EQ(homa_pace_held_weight(256), 1u);
+	EXPECT_EQ(homa_pace_held_weight(257), 2u);
+	EXPECT_EQ(homa_pace_held_weight(1448), 6u);	/* 1536: 6% more */
+	EXPECT_EQ(homa_pace_held_weight(10040), 40u);
+	EXPECT_EQ(homa_pace_held_weight(255 * 256), 255u);
+	EXPECT_EQ(homa_pace_held_weight(255 * 256 + 1), 255u);
+	EXPECT_EQ(homa_pace_held_weight(65536), 255u);
+	EXPECT_EQ(homa_pace_held_weight(0xffffffffu), 255u);
+}
+
+TEST(homa_pace, homa_pace_held_weight__random_vs_model)
+{
+	const uint64_t seed = unit::test_seed();
+	std::mt19937_64 rng(seed);
+
+	SCOPED_TRACE(unit::seed_msg(seed));
+	for (int i = 0; i < 100000; i++) {
+		uint32_t b = (uint32_t)(rng() % (i % 2 ? 70000 : 0x100000000));
+		uint64_t m = ((uint64_t)b + 255) / 256;
+
+		m = std::max<uint64_t>(1, std::min<uint64_t>(m, 255));
+		ASSERT_EQ(homa_pace_held_weight(b), m) << b;
+	}
+}
+
+TEST(homa_pace, homa_pace_held_full__rules)
+{
+	homa_pace_params p = params(25000, 2000);
+	homa_pace_state s = state(0);
+
+	s.held = 1000000;
+	EXPECT_EQ(homa_pace_held_full(&s, &p), 0);	/* no limit */
+	p.held_max = 1;
+	s.held = 0;
+	EXPECT_EQ(homa_pace_held_full(&s, &p), 0);
+	s.held = 1;
+	EXPECT_EQ(homa_pace_held_full(&s, &p), 1);
+}
+
 /* ---- homa_pace_wait_ns --------------------------------------------------- */
 
 TEST(homa_pace, homa_pace_wait_ns__basic)
@@ -299,6 +363,100 @@ TEST(homa_pace, homa_pace_xmit__bypass_ignores_queue)
 	EXPECT_EQ(homa_pace_decide(&s, &p, 4000, 40, 500000, 1, 1),
 		  HOMA_PACE_SEND);
 	EXPECT_EQ(s.link_idle, 1000111u + 68);	/* 84 bytes: 67.2 ns */
+}
+
+TEST(homa_pace, homa_pace_xmit__held_full_throttles_paced_only)
+{
+	homa_pace_params p = params(10000, 2000);
+	homa_pace_state s = state(0);
+
+	p.held_max = 256;
+	s.held = 256;
+	EXPECT_EQ(homa_pace_decide(&s, &p, 4000, 1462, 100000, 0, 0),
+		  HOMA_PACE_THROTTLE);
+	EXPECT_EQ(s.link_idle, 0u);
+	/* Short messages and control packets still go. */
+	EXPECT_EQ(homa_pace_decide(&s, &p, 4000, 100, 100, 0, 0),
+		  HOMA_PACE_SEND);
+	EXPECT_EQ(homa_pace_decide(&s, &p, 4000, 40, 100000, 1, 0),
+		  HOMA_PACE_SEND);
+	s.held = 255;
+	s.link_idle = 0;
+	EXPECT_EQ(homa_pace_decide(&s, &p, 4000, 1462, 100000, 0, 0),
+		  HOMA_PACE_SEND);
+}
+
+/*
+ * A host whose link_mbps is far above what its queue drains: the pacer
+ * runs against a model of a FIFO host queue that sends @true_mbps, with
+ * a backlog of 10 KB paced packets, for @ms of simulated time in 10 us
+ * steps. Return the most the queue held (256-byte units); *@idle_ns: time the
+ * queue sat empty with packets waiting for the pacer.
+ */
+uint32_t slow_queue_max(uint32_t link_mbps, uint32_t true_mbps,
+			uint32_t held_max, uint32_t ms, uint64_t *idle_ns)
+{
+	homa_pace_params p = params(link_mbps, 25000);
+	homa_pace_state s;
+	std::deque<uint32_t> q;	/* packets' wire bytes, head first */
+	uint64_t left = 0;	/* head's wire ns still to go */
+	uint32_t held = 0, most = 0;
+	const uint32_t pkt = 10000 + 40;
+
+	p.held_max = held_max;
+	homa_pace_init(&s, 0);
+	*idle_ns = 0;
+	for (uint64_t now = 0; now < (uint64_t)ms * 1000000; now += 10000) {
+		uint64_t step = 10000;
+
+		/* The queue drains for one step; a sent copy is let go. */
+		while (!q.empty() && step) {
+			uint64_t d = std::min(step, left);
+
+			left -= d;
+			step -= d;
+			if (left == 0) {
+				held -= homa_pace_held_weight(q.front());
+				q.pop_front();
+				if (!q.empty())
+					left = homa_pace_wire_ns(q.front(),
+								 true_mbps);
+			}
+		}
+		if (q.empty() && now > 0)
+			*idle_ns += step;
+		/* The pacer, with a backlog that never ends. */
+		s.held = held;
+		while (homa_pace_may_send(&s, &p, now)) {
+			homa_pace_sent(&s, &p, now, pkt);
+			if (q.empty())
+				left = homa_pace_wire_ns(pkt, true_mbps);
+			q.push_back(pkt);
+			held += homa_pace_held_weight(pkt);
+			most = std::max(most, held);
+			s.held = held;
+		}
+	}
+	return most;
+}
+
+TEST(homa_pace, homa_pace_held__slow_queue_bounded)
+{
+	uint64_t idle;
+	uint32_t most;
+
+	/* link_mbps 25000 on a 16 Mbit/s queue, as issue 13's bed. */
+	most = slow_queue_max(25000, 16, 512, 200, &idle);
+	EXPECT_LE(most, 512u + 40u);	/* one 10 KB packet past it */
+	EXPECT_GE(most, 512u);
+	EXPECT_EQ(idle, 0u) << "the limit left the link idle";
+	/* Without the limit, the estimate alone lets the queue grow. */
+	most = slow_queue_max(25000, 16, 0, 200, &idle);
+	EXPECT_GT(most, 40000u);
+	/* With link_mbps right, the estimate keeps it short anyway. */
+	most = slow_queue_max(16, 16, 512, 200, &idle);
+	EXPECT_LE(most, 80u);
+	EXPECT_EQ(idle, 0u);
 }
 
 /* ---- homa_pace_pick ------------------------------------------------------ */
@@ -608,6 +766,19 @@ TEST(homa_pace, homa_pace_pkt_max__values)
 	/* Bound 0: the floor. Huge values do not overflow. */
 	EXPECT_EQ(pkt_max(25000, 0, 65536), 10000u);
 	EXPECT_EQ(pkt_max(10000000, 1000000000, 65536), 65536u);
+}
+
+TEST(homa_pace, homa_pace_pkt_held__floor_when_held)
+{
+	EXPECT_EQ(homa_pace_pkt_held(65536, 0), 65536u);
+	EXPECT_EQ(homa_pace_pkt_held(65536, 1), (uint32_t)HOMA_PACE_PKT_FLOOR);
+	EXPECT_EQ(homa_pace_pkt_held(10000, 1), 10000u);
+	EXPECT_EQ(homa_pace_pkt_held(5000, 1), 5000u);	/* max_gso_size */
+	/* link_mbps 25000 on the 16 Mbit/s bed: 64 KB, or 10000 held. */
+	homa_pace_params p = params(25000, 25000);
+
+	EXPECT_EQ(homa_pace_pkt_held(homa_pace_pkt_max(&p, 65536), 1),
+		  10000u);
 }
 
 TEST(homa_pace, homa_pace_pkt_max__random_vs_model)
