@@ -91,6 +91,7 @@ const struct homa_param homa_params[] = {
 	HOMA_PARAM(pacer_held_max_kb, 128, 0, 1000000),
 	HOMA_PARAM(rtt_adaptive, 1, 0, 1),
 	HOMA_PARAM(rtt_window_min, 10000, 0, HOMA_MAX_MESSAGE_LENGTH),
+	HOMA_PARAM(rtt_window_measured, 1, 0, 1),
 	HOMA_PARAM(unsched_adaptive, 1, 0, 1),
 	HOMA_PARAM(rtt_resend, HOMA_RESEND_SMALLER, HOMA_RESEND_FIXED,
 		   HOMA_RESEND_SMALLER),

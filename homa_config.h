@@ -217,6 +217,13 @@ struct homa_config {
 	/** @rtt_window_min: bytes an RTT-based window has at least. */
 	int rtt_window_min;
 
+	/**
+	 * @rtt_window_measured: 1 builds RTT-based windows on the smaller of
+	 * link_mbps and the rate DATA arrived at lately
+	 * (homa_rtt_window_mbps()); 0 on link_mbps.
+	 */
+	int rtt_window_measured;
+
 	/** @unsched_adaptive: 0 keeps the unscheduled window fixed. */
 	int unsched_adaptive;
 

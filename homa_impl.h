@@ -415,6 +415,18 @@ struct homa_net {
 	 */
 	u64 rx_expected;
 
+	/**
+	 * @rx_rate: the rate DATA arrived at lately (homa_rtt_rate_update());
+	 * timer only.
+	 */
+	struct homa_rtt_rate rx_rate;
+
+	/**
+	 * @rx_mbps: @rx_rate's rate (Mbit/s), for homa_rtt_window_mbps();
+	 * written by the timer, read by anyone.
+	 */
+	u32 rx_mbps;
+
 	/** @grant: the receiver's grant scheduler (homa_grant.c). */
 	struct homa_grant grant;
 

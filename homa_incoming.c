@@ -657,6 +657,9 @@ int homa_softirq(struct sk_buff *skb)
 		goto drop;
 	}
 	homa_metric_inc(hnet, homa_rx_metric(pkt.type));
+	if (pkt.type == DATA)
+		homa_metric_add(hnet, HOMA_M_rx_data_bytes,
+				skb->len + skb_network_header_len(skb));
 	homa_skb_saddr(skb, &saddr);
 
 	rcu_read_lock();

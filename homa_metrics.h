@@ -94,6 +94,10 @@
  *	estimate while the pacer thread slept with packets ready to go (it
  *	woke later than the queue drained).
  * @HOMA_M_unsched_halvings: times the unscheduled window was halved.
+ * @HOMA_M_rx_data_bytes: bytes of DATA packets received (IP packets).
+ * @HOMA_M_rx_rate_mbps: the rate DATA arrived at lately, Mbit/s, as the
+ *	RTT-based windows use it (a value, not a count;
+ *	homa_rtt_rate_update()).
  * @HOMA_M_rtt_samples: RTT samples taken from peers.
  * @HOMA_M_rx_delay_samples: data-delay samples taken (GRANT to the
  *	arrival of the first byte it granted).
@@ -220,6 +224,8 @@ enum homa_metric {
 	HOMA_M_pacer_held_waits,
 	HOMA_M_pacer_late_ns,
 	HOMA_M_unsched_halvings,
+	HOMA_M_rx_data_bytes,
+	HOMA_M_rx_rate_mbps,
 	HOMA_M_rtt_samples,
 	HOMA_M_rx_delay_samples,
 	HOMA_M_rtt_congested,

@@ -32,11 +32,22 @@
  */
 #define HOMA_RTT_RESEND_MAX_DIV 2
 
+/*
+ * The link rate RTT-based windows are built on: link_mbps, or the rate
+ * DATA arrived at lately if that is lower (rtt_window_measured).
+ */
+static u32 homa_peer_window_mbps(struct homa_net *hnet)
+{
+	return homa_rtt_window_mbps(homa_cfg(hnet, link_mbps),
+				    READ_ONCE(hnet->rx_mbps),
+				    homa_cfg(hnet, rtt_window_measured));
+}
+
 /* Fold one sample into the peer's estimate (@min_only: an upper bound). */
 static void homa_peer_rtt_sample(struct homa_peer *peer, u64 ns,
 				 bool min_only)
 {
-	u32 mbps = homa_cfg(peer->hnet, link_mbps);
+	u32 mbps = homa_peer_window_mbps(peer->hnet);
 
 	spin_lock_bh(&peer->lock);
 	if (min_only)
@@ -113,7 +124,7 @@ static enum homa_metric homa_peer_scale_step(struct homa_peer *peer, u64 now)
 void homa_peer_rx_sample(struct homa_peer *peer, u64 ns)
 {
 	u32 factor = homa_cfg(peer->hnet, rtt_congestion_factor);
-	u32 mbps = homa_cfg(peer->hnet, link_mbps);
+	u32 mbps = homa_peer_window_mbps(peer->hnet);
 	u64 now = ktime_get_ns();
 	enum homa_metric step;
 	int change;
@@ -428,7 +439,7 @@ static void homa_peer_rtt_show(struct seq_file *seq, struct homa_peer *peer,
 static int homa_peers_show(struct seq_file *seq, void *v)
 {
 	struct homa_net *hnet = homa_net(seq_file_single_net(seq));
-	u32 link_mbps = homa_cfg(hnet, link_mbps);
+	u32 link_mbps = homa_peer_window_mbps(hnet);
 	struct homa_peer *peer;
 	int bkt;
 

@@ -479,3 +479,84 @@ u32 homa_rtt_unsched_update(struct homa_rtt_unsched *u, int throttled,
 	u->total_bytes = 0;
 	return u->window;
 }
+
+/**
+ * homa_rtt_rate_init() - Start measuring an arrival rate.
+ * @r: the state.
+ * @now: the current time (ns).
+ * @bytes: the caller's count of bytes arrived so far.
+ */
+void homa_rtt_rate_init(struct homa_rtt_rate *r, u64 now, u64 bytes)
+{
+	r->bin_start = now;
+	r->bin_bytes = bytes;
+	r->mbps = 0;
+}
+
+/**
+ * homa_rtt_rate_update() - Close the current bin if it is old enough and
+ * fold its rate into the kept maximum.
+ * @r: the state.
+ * @now: the current time (ns); a time before the bin's start restarts it.
+ * @bytes: the caller's count of bytes arrived so far (it only grows; a
+ *         smaller value restarts the bin).
+ *
+ * A bin of at least HOMA_RTT_RATE_BIN_NS gives the rate of the bytes that
+ * arrived in it. A rate at least the kept maximum replaces it; a lower
+ * one takes 1/HOMA_RTT_RATE_DECAY of the difference off it (rounded up,
+ * so that a maximum above an idle link's 0 reaches 0).
+ *
+ * Return: 1 if a bin closed, else 0.
+ */
+int homa_rtt_rate_update(struct homa_rtt_rate *r, u64 now, u64 bytes)
+{
+	u64 ns, rate;
+
+	if (now < r->bin_start || bytes < r->bin_bytes) {
+		r->bin_start = now;
+		r->bin_bytes = bytes;
+		return 0;
+	}
+	ns = now - r->bin_start;
+	if (ns < HOMA_RTT_RATE_BIN_NS)
+		return 0;
+	/* bytes * 8 bits / ns = Gbit/s; * 1000 = Mbit/s. */
+	rate = div64_u64((bytes - r->bin_bytes) * 8000, ns);
+	if (rate > 0xffffffffULL)
+		rate = 0xffffffffULL;
+	if (rate >= r->mbps)
+		r->mbps = (u32)rate;
+	else
+		r->mbps -= (u32)div_u64(r->mbps - rate +
+					HOMA_RTT_RATE_DECAY - 1,
+					HOMA_RTT_RATE_DECAY);
+	r->bin_start = now;
+	r->bin_bytes = bytes;
+	return 1;
+}
+
+/**
+ * homa_rtt_window_mbps() - The link rate a receiver's scheduled window
+ * is built on (homa_rtt_sched_window()).
+ * @link_mbps: net.homa.link_mbps.
+ * @rate_mbps: the measured arrival rate (struct homa_rtt_rate's @mbps).
+ * @measured: nonzero to use it (net.homa.rtt_window_measured).
+ *
+ * link_mbps may be wrong (its default is 25000, whatever the link): a
+ * window built on too high a rate lets the senders queue more than the
+ * path holds. The measured rate can only be too low (while the host
+ * receives less than its link carries), and a window of three round trips
+ * at it lets the arrivals, and so the rate, grow.
+ *
+ * Return: @link_mbps if @measured is 0, else the smaller of @link_mbps
+ * and the measured rate (at least HOMA_RTT_RATE_MIN_MBPS).
+ */
+u32 homa_rtt_window_mbps(u32 link_mbps, u32 rate_mbps, int measured)
+{
+	u32 mbps = rate_mbps > HOMA_RTT_RATE_MIN_MBPS ? rate_mbps :
+							HOMA_RTT_RATE_MIN_MBPS;
+
+	if (!measured)
+		return link_mbps;
+	return mbps < link_mbps ? mbps : link_mbps;
+}

@@ -26,6 +26,16 @@
 #define HOMA_RTT_WINDOW_RTTS 3
 
 /*
+ * The arrival rate of a host's DATA (struct homa_rtt_rate): measured over
+ * bins of at least this many ns; a bin's rate below the kept maximum takes
+ * 1/HOMA_RTT_RATE_DECAY of the difference off it; the rate counts as at
+ * least HOMA_RTT_RATE_MIN_MBPS.
+ */
+#define HOMA_RTT_RATE_BIN_NS 10000000ULL
+#define HOMA_RTT_RATE_DECAY 64
+#define HOMA_RTT_RATE_MIN_MBPS 1
+
+/*
  * Most doublings of a peer's RESEND timeout that retransmissions arriving
  * as duplicates earn (homa_rtt_backoff()).
  */
@@ -101,6 +111,23 @@ struct homa_rtt_unsched {
 	u64 total_bytes;
 };
 
+/**
+ * struct homa_rtt_rate - the rate at which DATA arrived at a host lately:
+ * a maximum over bins of HOMA_RTT_RATE_BIN_NS that forgets slowly, so
+ * that it tracks the link's rate while the link is busy now and then, not
+ * the average use of it.
+ */
+struct homa_rtt_rate {
+	/** @bin_start: when the current bin began (ns). */
+	u64 bin_start;
+
+	/** @bin_bytes: the caller's byte count when it began. */
+	u64 bin_bytes;
+
+	/** @mbps: the kept maximum, Mbit/s (0: nothing measured yet). */
+	u32 mbps;
+};
+
 void homa_rtt_init(struct homa_rtt *r);
 void homa_rtt_sample(struct homa_rtt *r, u64 rtt_ns);
 void homa_rtt_sample_min(struct homa_rtt *r, u64 rtt_ns);
@@ -124,5 +151,8 @@ void homa_rtt_unsched_sent(struct homa_rtt_unsched *u, u32 bytes,
 			   int unscheduled, int throttled);
 u32 homa_rtt_unsched_update(struct homa_rtt_unsched *u, int throttled,
 			    u32 min_window, u32 max_window);
+void homa_rtt_rate_init(struct homa_rtt_rate *r, u64 now, u64 bytes);
+int homa_rtt_rate_update(struct homa_rtt_rate *r, u64 now, u64 bytes);
+u32 homa_rtt_window_mbps(u32 link_mbps, u32 rate_mbps, int measured);
 
 #endif /* _HOMA_RTT_H */

@@ -306,6 +306,26 @@ static u64 homa_timer_sock(struct homa_sock *hsk)
 	return owed;
 }
 
+/*
+ * Measure the rate DATA arrives at (homa_rtt_rate_update()) for the
+ * RTT-based windows, and publish it (rx_mbps, metric rx_rate_mbps).
+ */
+static void homa_timer_rx_rate(struct homa_net *hnet)
+{
+	struct homa_rtt_rate *r = &hnet->rx_rate;
+	u64 now = ktime_get_ns();
+	u32 before = r->mbps;
+
+	if (now >= r->bin_start && now - r->bin_start < HOMA_RTT_RATE_BIN_NS)
+		return;
+	if (!homa_rtt_rate_update(r, now, homa_metrics_sum(hnet,
+							   HOMA_M_rx_data_bytes)))
+		return;
+	WRITE_ONCE(hnet->rx_mbps, r->mbps);
+	/* A value kept as a sum of changes (they wrap as u64 does). */
+	homa_metric_add(hnet, HOMA_M_rx_rate_mbps, (u64)r->mbps - before);
+}
+
 static void homa_timer_fire(struct timer_list *t)
 {
 	struct homa_net *hnet = homa_timer_container_of(hnet, t, timer);
@@ -329,6 +349,7 @@ static void homa_timer_fire(struct timer_list *t)
 		rx_expected += homa_timer_sock(hsk);
 	rcu_read_unlock();
 	hnet->rx_expected = rx_expected;
+	homa_timer_rx_rate(hnet);
 	homa_pacer_tick(hnet);
 	if (hnet->timer_count % HOMA_PEER_GC_TICKS == 0)
 		homa_peer_gc(hnet);
@@ -345,6 +366,8 @@ void homa_timer_start(struct homa_net *hnet)
 {
 	hnet->timer_stop = false;
 	hnet->timer_jiffies = jiffies;
+	homa_rtt_rate_init(&hnet->rx_rate, ktime_get_ns(), 0);
+	hnet->rx_mbps = 0;
 	timer_setup(&hnet->timer, homa_timer_fire, 0);
 	mod_timer(&hnet->timer, jiffies + 1);
 }

@@ -78,6 +78,12 @@ static inline u64 div_u64(u64 dividend, u32 divisor)
 	return dividend / divisor;
 }
 
+/* linux/math64.h: a 64-bit dividend over a 64-bit divisor. */
+static inline u64 div64_u64(u64 dividend, u64 divisor)
+{
+	return dividend / divisor;
+}
+
 #endif /* __KERNEL__ */
 
 #endif /* _HOMA_TYPES_H */

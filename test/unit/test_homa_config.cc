@@ -83,6 +83,7 @@ const Expected kExpected[] = {
 	SCALAR(throttle_min_bytes, "throttle_min_bytes", 1000),
 	SCALAR(rtt_adaptive, "rtt_adaptive", 1),
 	SCALAR(rtt_window_min, "rtt_window_min", 10000),
+	SCALAR(rtt_window_measured, "rtt_window_measured", 1),
 	SCALAR(unsched_adaptive, "unsched_adaptive", 1),
 	SCALAR(rtt_resend, "rtt_resend", 2),
 	SCALAR(rtt_resend_min_us, "rtt_resend_min_us", 2000),
@@ -656,6 +657,9 @@ TEST(homa_config_check, spec_ranges_from_spec)
 		{ "rtt_congestion_factor", 1001 },
 		{ "rtt_congestion_react", -1 },	{ "rtt_congestion_react", 4 },
 		{ "sched_ip_priority", -2 },	{ "sched_ip_priority", 8 },
+		{ "pacer_held_max_kb", -1 },
+		{ "rtt_window_measured", -1 },	{ "rtt_window_measured", 2 },
+		{ "pacer_held_max_kb", 1000001 },
 	};
 
 	for (auto &b : bad) {

@@ -1081,3 +1081,150 @@ TEST(homa_rtt, homa_rtt_unsched_update__random_vs_model)
 }
 
 } /* namespace */
+
+/* ---- homa_rtt_rate_init, homa_rtt_rate_update ---------------------------- */
+
+TEST(homa_rtt, homa_rtt_rate_update__bins)
+{
+	homa_rtt_rate r;
+
+	homa_rtt_rate_init(&r, 1000, 500);
+	EXPECT_EQ(r.mbps, 0u);
+	/* A bin shorter than 10 ms does not close. */
+	EXPECT_EQ(homa_rtt_rate_update(&r, 1000 + 9999999, 100000), 0);
+	EXPECT_EQ(r.mbps, 0u);
+	/* 20000 bytes in 10 ms: 16 Mbit/s. */
+	EXPECT_EQ(homa_rtt_rate_update(&r, 1000 + 10000000, 20500), 1);
+	EXPECT_EQ(r.mbps, 16u);
+	EXPECT_EQ(r.bin_start, 1000u + 10000000);
+	EXPECT_EQ(r.bin_bytes, 20500u);
+	/* A higher rate replaces it: 3125000 bytes in 20 ms: 1250 Mbit/s. */
+	EXPECT_EQ(homa_rtt_rate_update(&r, 1000 + 30000000, 20500 + 3125000),
+		  1);
+	EXPECT_EQ(r.mbps, 1250u);
+	/* A lower one (0) takes 1/64 of the difference, rounded up: 20. */
+	EXPECT_EQ(homa_rtt_rate_update(&r, 1000 + 40000000, 20500 + 3125000),
+		  1);
+	EXPECT_EQ(r.mbps, 1230u);
+}
+
+TEST(homa_rtt, homa_rtt_rate_update__idle_reaches_zero)
+{
+	homa_rtt_rate r;
+	uint64_t now = 0;
+	int bins = 0;
+
+	homa_rtt_rate_init(&r, 0, 0);
+	now += 10000000;
+	homa_rtt_rate_update(&r, now, 2000000);	/* 1600 Mbit/s */
+	EXPECT_EQ(r.mbps, 1600u);
+	while (r.mbps && bins < 100000) {
+		now += 10000000;
+		homa_rtt_rate_update(&r, now, 2000000);
+		bins++;
+	}
+	EXPECT_EQ(r.mbps, 0u);
+	/* The model: each idle bin takes ceil(x / 64) off. */
+	int model = 0;
+
+	for (uint32_t x = 1600; x; x -= (x + 63) / 64)
+		model++;
+	EXPECT_EQ(bins, model);
+	/* About 64 bins per e-fold down to 64, then one per bin. */
+	EXPECT_GT(bins, 200);
+	EXPECT_LT(bins, 300);
+}
+
+TEST(homa_rtt, homa_rtt_rate_update__restarts)
+{
+	homa_rtt_rate r;
+
+	homa_rtt_rate_init(&r, 50000000, 1000);
+	r.mbps = 77;
+	/* Time going back, or the count shrinking: a new bin, no rate. */
+	EXPECT_EQ(homa_rtt_rate_update(&r, 100, 5000000), 0);
+	EXPECT_EQ(r.bin_start, 100u);
+	EXPECT_EQ(r.mbps, 77u);
+	EXPECT_EQ(homa_rtt_rate_update(&r, 100000000, 10), 0);
+	EXPECT_EQ(r.bin_bytes, 10u);
+	EXPECT_EQ(r.mbps, 77u);
+	/* A huge count saturates. */
+	EXPECT_EQ(homa_rtt_rate_update(&r, 110000000, 1ull << 62), 1);
+	EXPECT_EQ(r.mbps, 0xffffffffu);
+}
+
+/*
+ * A link of @mbps delivering packets of up to 1500 bytes back to back
+ * while busy, idle in random stretches: the kept rate never exceeds the
+ * link's rate by more than one packet per bin, and after a busy bin it is
+ * at least the link's rate less one packet per bin.
+ */
+TEST(homa_rtt, homa_rtt_rate_update__random_link)
+{
+	const uint64_t seed = unit::test_seed();
+	std::mt19937_64 rng(seed);
+
+	SCOPED_TRACE(unit::seed_msg(seed));
+	for (int run = 0; run < 40; run++) {
+		uint32_t mbps = 1 + (uint32_t)(rng() % 100000);
+		homa_rtt_rate r;
+		uint64_t now = rng() % 1000000000, bytes = 0;
+		uint64_t bin_start = now, bin_busy = 0;
+		int bins = 0;
+
+		homa_rtt_rate_init(&r, now, 0);
+		for (int i = 0; i < 20000 && bins < 300; i++) {
+			bool busy = rng() % 4 != 0;
+			uint32_t pkt = 60 + (uint32_t)(rng() % 1441);
+			/* ns for @pkt at @mbps, rounded up. */
+			uint64_t ns = ((uint64_t)pkt * 8000 + mbps - 1) / mbps;
+
+			if (busy) {
+				bytes += pkt;
+				bin_busy += ns;
+			}
+			now += busy ? ns : 1 + rng() % 3000000;
+			if (homa_rtt_rate_update(&r, now, bytes)) {
+				uint64_t len = now - bin_start;
+				/* One packet of slack per bin. */
+				double slack = 1500.0 * 8000 / len;
+
+				ASSERT_LE(r.mbps, mbps + slack + 1)
+					<< "run " << run << " mbps " << mbps;
+				if (bin_busy == len) {
+					ASSERT_GE(r.mbps + slack + 1, mbps);
+				}
+				bin_start = now;
+				bin_busy = 0;
+				bins++;
+			}
+		}
+	}
+}
+
+/* ---- homa_rtt_window_mbps ------------------------------------------------ */
+
+TEST(homa_rtt, homa_rtt_window_mbps__rules)
+{
+	EXPECT_EQ(homa_rtt_window_mbps(25000, 16, 0), 25000u);
+	EXPECT_EQ(homa_rtt_window_mbps(25000, 16, 1), 16u);
+	EXPECT_EQ(homa_rtt_window_mbps(16, 25000, 1), 16u);
+	/* Nothing measured yet: the floor. */
+	EXPECT_EQ(homa_rtt_window_mbps(25000, 0, 1), 1u);
+	EXPECT_EQ(homa_rtt_window_mbps(1, 0, 1), 1u);
+}
+
+/* With the measured rate, link_mbps 25000 on a 16 Mbit/s link gives the
+ * window link_mbps 16 gives. */
+TEST(homa_rtt, homa_rtt_window_mbps__wrong_link_mbps)
+{
+	homa_rtt r;
+
+	homa_rtt_init(&r);
+	homa_rtt_sample(&r, 2000000);	/* 2 ms */
+	EXPECT_EQ(homa_rtt_sched_window(&r, homa_rtt_window_mbps(25000, 16,
+								  1)),
+		  homa_rtt_sched_window(&r, 16));
+	EXPECT_EQ(homa_rtt_sched_window(&r, 16), 12000u);
+	EXPECT_EQ(homa_rtt_sched_window(&r, 25000), 18750000u);
+}

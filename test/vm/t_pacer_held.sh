@@ -10,6 +10,9 @@
 # plus one 64 KB packet. With the limit off (0), the same RPCs make the
 # host hold more than its uplink FIFO and the FIFO drops: the limit is
 # what prevents it. Prints RTTs and packets resent per RPC for both.
+# While the echoes run, the server's measured arrival rate
+# (rx_rate_mbps, for rtt_window_measured) is about the link's 16 Mbit/s,
+# not link_mbps.
 #
 #   [h0] client --- uplink fifo 16 Mbit/s --- br0 [sw] --- [h1] server
 # shellcheck source=test/vm/lib.sh
@@ -42,6 +45,8 @@ run() {
 	serve h1 4 80
 	in_ns h0 timeout 120 "$HOMA_TEST" client 10.0.0.2 80 "$COUNT" \
 		"$SIZE" 6 > "$OUTFILE" 2>&1 &
+	sleep 1
+	RATE=$(metric h1 rx_rate_mbps)
 	if ! wait $!; then
 		echo "# FAIL: pacer_held_max_kb $held_max: $(cat "$OUTFILE")"
 		FAILED=1
@@ -57,7 +62,7 @@ run() {
 	echo "# pacer_held_max_kb $held_max, $SIZE B echoes x $COUNT:" \
 		"$(echo "$OUT" | grep -o 'p50.*'); most held $HELD KB," \
 		"uplink drops $DROPS, pacer waits $WAITS, packets resent" \
-		"per RPC $RESENT"
+		"per RPC $RESENT; h1's arrival rate after 1 s $RATE Mbit/s"
 	stop_all h1
 	"$TOP/util/testbed" --down > /dev/null 2>&1 || true
 }
@@ -69,6 +74,8 @@ check "limit $LIMIT: the pacer waited for room" test "$WAITS" -gt 0
 check "limit $LIMIT: held at most the limit plus one packet ($HELD KB)" \
 	test "$HELD" -le $(((LIMIT + PKT_KB) * 12 / 10))
 check_eq "limit $LIMIT: no uplink drops" "$DROPS" 0
+timed check "measured arrival rate $RATE Mbit/s near the link's 16" \
+	test "$RATE" -ge 8 -a "$RATE" -le 20
 
 run 0
 check_eq "no limit: the pacer never waited for room" "$WAITS" 0
