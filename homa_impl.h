@@ -19,6 +19,10 @@
  *   5. homa_socktab.write_lock, homa_net.peer_lock, homa_peer.lock,
  *      homa_cutoffs.lock, homa_pacer.lock (leaf locks: never two of them
  *      at once)
+ *   6. the waitqueue lock of the host's held count (struct homa_txhost),
+ *      taken by wake_up() in DATA copies' destructors wherever the stack
+ *      frees a packet, under any of the above or the stack's own locks;
+ *      it takes none of Homa's
  *
  * The socket and peer tables are read under RCU (softirq lookups); only
  * bind, socket creation and close take the socktab write_lock. No Homa
