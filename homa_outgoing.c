@@ -8,8 +8,8 @@
  * fragments that the copies share. The
  * pacer feeds back into this file through homa_msgout_next() and
  * homa_xmit_data_next(); this file asks it through homa_pacer_admit(),
- * homa_pacer_unsched_window() and homa_pacer_held_lately(). The sendmsg system call above this is
- * homa_sendmsg.c.
+ * homa_pacer_unsched_window() and homa_pacer_held_lately(). The sendmsg
+ * system call above this is homa_sendmsg.c.
  */
 
 #include <net/ip.h>
@@ -136,9 +136,8 @@ void homa_msgout_shape(struct homa_sock *hsk, struct homa_peer *peer,
 	u32 gso;
 
 	homa_pace_params_read(hsk->hnet, &p);
-	gso = homa_pace_pkt_held(homa_pace_pkt_max(&p, homa_cfg(hsk->hnet,
-							       max_gso_size)),
-				 homa_pacer_held_lately(hsk->hnet));
+	gso = homa_pace_pkt_max(&p, homa_cfg(hsk->hnet, max_gso_size));
+	gso = homa_pace_pkt_held(gso, homa_pacer_held_lately(hsk->hnet));
 
 	shape->mss = mss;
 	shape->chunk = mss;

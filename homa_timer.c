@@ -315,11 +315,12 @@ static void homa_timer_rx_rate(struct homa_net *hnet)
 	struct homa_rtt_rate *r = &hnet->rx_rate;
 	u64 now = ktime_get_ns();
 	u32 before = r->mbps;
+	u64 bytes;
 
 	if (now >= r->bin_start && now - r->bin_start < HOMA_RTT_RATE_BIN_NS)
 		return;
-	if (!homa_rtt_rate_update(r, now, homa_metrics_sum(hnet,
-							   HOMA_M_rx_data_bytes)))
+	bytes = homa_metrics_sum(hnet, HOMA_M_rx_data_bytes);
+	if (!homa_rtt_rate_update(r, now, bytes))
 		return;
 	WRITE_ONCE(hnet->rx_mbps, r->mbps);
 	/* A value kept as a sum of changes (they wrap as u64 does). */
