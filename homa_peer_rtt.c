@@ -406,9 +406,12 @@ u32 homa_peer_resend_ticks(struct homa_peer *peer, bool *by_delay)
 				   div_u64(max_ns, NSEC_PER_MSEC));
 }
 
-/* One line of /proc/net/homa_peers. */
-static void homa_peer_rtt_show(struct seq_file *seq, struct homa_peer *peer,
-			       u32 link_mbps)
+/*
+ * One line of /proc/net/homa_peers. The windows shown are the ones kept,
+ * built at the last sample of each kind on the rate of that moment
+ * (homa_peer_window_mbps()), not built again here.
+ */
+static void homa_peer_rtt_show(struct seq_file *seq, struct homa_peer *peer)
 {
 	struct homa_rtt rtt, rx;
 	u32 scale, tx_scale;
@@ -426,20 +429,19 @@ static void homa_peer_rtt_show(struct seq_file *seq, struct homa_peer *peer,
 	seq_printf(seq,
 		   " %8u %12llu %12llu %12llu %12u %14u %10u %12llu %12llu %9u %11u %12u %8u %12llu %12llu %12u %12u\n",
 		   rtt.num_samples, rtt.rtt_min, rtt.srtt, rtt.rttvar,
-		   homa_rtt_sched_window(&rtt, link_mbps),
+		   READ_ONCE(peer->sched_window),
 		   READ_ONCE(peer->resend_backoff), rx.num_samples,
 		   rx.rtt_min, homa_rtt_recent(&rx), rx.congested,
 		   scale ? : HOMA_RTT_SCALE_FULL,
 		   READ_ONCE(peer->tx_congested),
 		   tx_scale ? : HOMA_RTT_SCALE_FULL, rx.srtt, rx.rttvar,
-		   homa_rtt_sched_window(&rx, link_mbps),
+		   READ_ONCE(peer->rx_sched_window),
 		   homa_peer_sched_window(peer));
 }
 
 static int homa_peers_show(struct seq_file *seq, void *v)
 {
 	struct homa_net *hnet = homa_net(seq_file_single_net(seq));
-	u32 link_mbps = homa_peer_window_mbps(hnet);
 	struct homa_peer *peer;
 	int bkt;
 
@@ -452,7 +454,7 @@ static int homa_peers_show(struct seq_file *seq, void *v)
 		   "rx_window", "window");
 	rcu_read_lock();
 	hash_for_each_rcu(hnet->peers, bkt, peer, node)
-		homa_peer_rtt_show(seq, peer, link_mbps);
+		homa_peer_rtt_show(seq, peer);
 	rcu_read_unlock();
 	return 0;
 }

@@ -2,9 +2,12 @@
 # Per-peer RTT: with netem delaying every packet by 10 ms each way, the
 # RTT measured on ordinary packets (/proc/net/homa_peers) has rtt_min
 # near 20 ms (a wide band: 15 to 60 ms) on both hosts, and the scheduled
-# window shown follows from it (3 x rtt_min x link_mbps); a host that only
+# window shown follows from it (3 x rtt_min x link_mbps, with
+# rtt_window_measured 0 for these checks); a host that only
 # receives from a peer (over IPv6 here) takes it from the data delay
-# instead. Once a peer is
+# instead. With rtt_window_measured 1 the windows are built on the rate
+# the data arrived at (rx_rate_mbps), far below link_mbps's 25000 on this
+# unshaped pair. Once a peer is
 # measured, every RESEND to it is timed by the smaller of the timeouts
 # of the delay its data takes and of the GRANT-timed round trip
 # (rtt_resend 2; with 1, by the round trip alone), and with rtt_resend=0
@@ -20,6 +23,10 @@
 source "$(dirname "$0")/lib.sh"
 
 netem_rtt_pair
+# The formula checks below use link_mbps; the measured rate is checked
+# at the end.
+in_ns rtt1 sysctl -q -w net.homa.rtt_window_measured=0
+in_ns rtt2 sysctl -q -w net.homa.rtt_window_measured=0
 
 # peer_field NS ADDR COLUMN: a column of ADDR's line in NS's homa_peers.
 peer_field() {
@@ -112,6 +119,28 @@ check_eq "receiver only: window from the data delay" \
 	"$(( ${rxwin:-0} > floor ? ${rxwin:-0} : floor ))"
 check "receiver only: a window" \
 	test "$(peer_field rtt2 fd12::1 window)" -gt 0
+
+# rtt_window_measured: one RPC at a time over a 20 ms round trip moves
+# at most 100 KB per 20 ms (40 Mbit/s), so the windows built on the
+# measured rate imply a rate far below link_mbps (25000).
+in_ns rtt1 sysctl -q -w net.homa.rtt_window_measured=1
+in_ns rtt2 sysctl -q -w net.homa.rtt_window_measured=1
+check "measured rate: 10 RPCs of 100000 B" in_ns rtt1 "$HOMA_TEST" client \
+	10.12.0.2 62 10 100000 1
+rate=$(metric rtt2 rx_rate_mbps)
+min=$(peer_field rtt2 10.12.0.1 rtt_min_ns)
+sw=$(peer_field rtt2 10.12.0.1 sched_window)
+implied=$(( ${sw:-0} * 8000 / (3 * ${min:-1}) ))
+echo "# measured: rtt2 rx_rate_mbps $rate, sched_window $sw B on rtt_min" \
+	"$min ns: built on $implied Mbit/s (link_mbps" \
+	"$(in_ns rtt2 sysctl -n net.homa.link_mbps))"
+check "measured: rtt2's arrival rate measured" test "${rate:-0}" -gt 0
+check "measured: window built on at most 1000 Mbit/s" \
+	test "$implied" -le 1000
+check "measured: window still granted" \
+	test "$(peer_field rtt2 10.12.0.1 window)" -ge "$floor"
+in_ns rtt1 sysctl -q -w net.homa.rtt_window_measured=0
+in_ns rtt2 sysctl -q -w net.homa.rtt_window_measured=0
 
 # Measured peer, rtt_resend 2 (the default): no RESEND is timed by
 # resend_ticks.
