@@ -426,7 +426,7 @@ struct homa_net {
 	struct homa_rtt_rate rx_rate;
 
 	/**
-	 * @rx_mbps: @rx_rate's rate (Mbit/s), for homa_rtt_window_mbps();
+	 * @rx_mbps: @rx_rate's rate in Mbit/s, for homa_rtt_window_mbps();
 	 * written by the timer, read by anyone.
 	 */
 	u32 rx_mbps;

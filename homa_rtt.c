@@ -490,7 +490,7 @@ void homa_rtt_rate_init(struct homa_rtt_rate *r, u64 now, u64 bytes)
 {
 	r->bin_start = now;
 	r->bin_bytes = bytes;
-	r->mbps = 0;
+	r->kbps = 0;
 }
 
 /**
@@ -520,14 +520,18 @@ int homa_rtt_rate_update(struct homa_rtt_rate *r, u64 now, u64 bytes)
 	ns = now - r->bin_start;
 	if (ns < HOMA_RTT_RATE_BIN_NS)
 		return 0;
-	/* bytes * 8 bits / ns = Gbit/s; * 1000 = Mbit/s. */
-	rate = div64_u64((bytes - r->bin_bytes) * 8000, ns);
+	/* bytes * 8 bits / ns = Gbit/s; * 10^6 = kbit/s. */
+	rate = bytes - r->bin_bytes;
+	if (rate > ~0ULL / 8000000)
+		rate = ~0ULL;
+	else
+		rate = div64_u64(rate * 8000000, ns);
 	if (rate > 0xffffffffULL)
 		rate = 0xffffffffULL;
-	if (rate >= r->mbps)
-		r->mbps = (u32)rate;
+	if (rate >= r->kbps)
+		r->kbps = (u32)rate;
 	else
-		r->mbps -= (u32)div_u64(r->mbps - rate +
+		r->kbps -= (u32)div_u64(r->kbps - rate +
 					HOMA_RTT_RATE_DECAY - 1,
 					HOMA_RTT_RATE_DECAY);
 	r->bin_start = now;
@@ -539,7 +543,8 @@ int homa_rtt_rate_update(struct homa_rtt_rate *r, u64 now, u64 bytes)
  * homa_rtt_window_mbps() - The link rate a receiver's scheduled window
  * is built on (homa_rtt_sched_window()).
  * @link_mbps: net.homa.link_mbps.
- * @rate_mbps: the measured arrival rate (struct homa_rtt_rate's @mbps).
+ * @rate_mbps: the measured arrival rate, Mbit/s (struct homa_rtt_rate's
+ *             @kbps / 1000).
  * @measured: nonzero to use it (net.homa.rtt_window_measured).
  *
  * link_mbps may be wrong (its default is 25000, whatever the link): a

@@ -124,8 +124,11 @@ struct homa_rtt_rate {
 	/** @bin_bytes: the caller's byte count when it began. */
 	u64 bin_bytes;
 
-	/** @mbps: the kept maximum, Mbit/s (0: nothing measured yet). */
-	u32 mbps;
+	/**
+	 * @kbps: the kept maximum, kbit/s (0: nothing measured yet); fine
+	 * enough that rounding its decay up does not matter on slow links.
+	 */
+	u32 kbps;
 };
 
 void homa_rtt_init(struct homa_rtt *r);

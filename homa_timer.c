@@ -314,7 +314,7 @@ static void homa_timer_rx_rate(struct homa_net *hnet)
 {
 	struct homa_rtt_rate *r = &hnet->rx_rate;
 	u64 now = ktime_get_ns();
-	u32 before = r->mbps;
+	u32 before = r->kbps / 1000;
 	u64 bytes;
 
 	if (now >= r->bin_start && now - r->bin_start < HOMA_RTT_RATE_BIN_NS)
@@ -322,9 +322,10 @@ static void homa_timer_rx_rate(struct homa_net *hnet)
 	bytes = homa_metrics_sum(hnet, HOMA_M_rx_data_bytes);
 	if (!homa_rtt_rate_update(r, now, bytes))
 		return;
-	WRITE_ONCE(hnet->rx_mbps, r->mbps);
+	WRITE_ONCE(hnet->rx_mbps, r->kbps / 1000);
 	/* A value kept as a sum of changes (they wrap as u64 does). */
-	homa_metric_add(hnet, HOMA_M_rx_rate_mbps, (u64)r->mbps - before);
+	homa_metric_add(hnet, HOMA_M_rx_rate_mbps,
+			(u64)(r->kbps / 1000) - before);
 }
 
 static void homa_timer_fire(struct timer_list *t)

@@ -1089,23 +1089,23 @@ TEST(homa_rtt, homa_rtt_rate_update__bins)
 	homa_rtt_rate r;
 
 	homa_rtt_rate_init(&r, 1000, 500);
-	EXPECT_EQ(r.mbps, 0u);
+	EXPECT_EQ(r.kbps, 0u);
 	/* A bin shorter than 10 ms does not close. */
 	EXPECT_EQ(homa_rtt_rate_update(&r, 1000 + 9999999, 100000), 0);
-	EXPECT_EQ(r.mbps, 0u);
+	EXPECT_EQ(r.kbps, 0u);
 	/* 20000 bytes in 10 ms: 16 Mbit/s. */
 	EXPECT_EQ(homa_rtt_rate_update(&r, 1000 + 10000000, 20500), 1);
-	EXPECT_EQ(r.mbps, 16u);
+	EXPECT_EQ(r.kbps, 16000u);
 	EXPECT_EQ(r.bin_start, 1000u + 10000000);
 	EXPECT_EQ(r.bin_bytes, 20500u);
 	/* A higher rate replaces it: 3125000 bytes in 20 ms: 1250 Mbit/s. */
 	EXPECT_EQ(homa_rtt_rate_update(&r, 1000 + 30000000, 20500 + 3125000),
 		  1);
-	EXPECT_EQ(r.mbps, 1250u);
-	/* A lower one (0) takes 1/64 of the difference, rounded up: 20. */
+	EXPECT_EQ(r.kbps, 1250000u);
+	/* A lower one (0) takes 1/64 of the difference, rounded up: 19532. */
 	EXPECT_EQ(homa_rtt_rate_update(&r, 1000 + 40000000, 20500 + 3125000),
 		  1);
-	EXPECT_EQ(r.mbps, 1230u);
+	EXPECT_EQ(r.kbps, 1230468u);
 }
 
 TEST(homa_rtt, homa_rtt_rate_update__idle_reaches_zero)
@@ -1117,22 +1117,31 @@ TEST(homa_rtt, homa_rtt_rate_update__idle_reaches_zero)
 	homa_rtt_rate_init(&r, 0, 0);
 	now += 10000000;
 	homa_rtt_rate_update(&r, now, 2000000);	/* 1600 Mbit/s */
-	EXPECT_EQ(r.mbps, 1600u);
-	while (r.mbps && bins < 100000) {
+	EXPECT_EQ(r.kbps, 1600000u);
+	while (r.kbps && bins < 100000) {
 		now += 10000000;
 		homa_rtt_rate_update(&r, now, 2000000);
 		bins++;
 	}
-	EXPECT_EQ(r.mbps, 0u);
+	EXPECT_EQ(r.kbps, 0u);
 	/* The model: each idle bin takes ceil(x / 64) off. */
 	int model = 0;
 
-	for (uint32_t x = 1600; x; x -= (x + 63) / 64)
+	for (uint32_t x = 1600000; x; x -= (x + 63) / 64)
 		model++;
 	EXPECT_EQ(bins, model);
-	/* About 64 bins per e-fold down to 64, then one per bin. */
-	EXPECT_GT(bins, 200);
-	EXPECT_LT(bins, 300);
+	/*
+	 * About 64 bins per e-fold down to 64 kbit/s (ln 25000 x 64 = 648),
+	 * then one per bin; a second of silence (100 bins) leaves a fifth.
+	 */
+	EXPECT_GT(bins, 600);
+	EXPECT_LT(bins, 800);
+	homa_rtt_rate_init(&r, 0, 0);
+	homa_rtt_rate_update(&r, 10000000, 20000);	/* 16 Mbit/s */
+	for (int i = 0; i < 100; i++)
+		homa_rtt_rate_update(&r, 20000000 + i * 10000000ull, 20000);
+	EXPECT_GT(r.kbps, 16000u / 5 - 500);
+	EXPECT_LT(r.kbps, 16000u / 5 + 500);
 }
 
 TEST(homa_rtt, homa_rtt_rate_update__restarts)
@@ -1140,17 +1149,21 @@ TEST(homa_rtt, homa_rtt_rate_update__restarts)
 	homa_rtt_rate r;
 
 	homa_rtt_rate_init(&r, 50000000, 1000);
-	r.mbps = 77;
+	r.kbps = 77;
 	/* Time going back, or the count shrinking: a new bin, no rate. */
 	EXPECT_EQ(homa_rtt_rate_update(&r, 100, 5000000), 0);
 	EXPECT_EQ(r.bin_start, 100u);
-	EXPECT_EQ(r.mbps, 77u);
+	EXPECT_EQ(r.kbps, 77u);
 	EXPECT_EQ(homa_rtt_rate_update(&r, 100000000, 10), 0);
 	EXPECT_EQ(r.bin_bytes, 10u);
-	EXPECT_EQ(r.mbps, 77u);
-	/* A huge count saturates. */
-	EXPECT_EQ(homa_rtt_rate_update(&r, 110000000, 1ull << 62), 1);
-	EXPECT_EQ(r.mbps, 0xffffffffu);
+	EXPECT_EQ(r.kbps, 77u);
+	/* A huge count saturates, even one whose bits would overflow. */
+	EXPECT_EQ(homa_rtt_rate_update(&r, 110000000, 1ull << 50), 1);
+	EXPECT_EQ(r.kbps, 0xffffffffu);
+	EXPECT_EQ(homa_rtt_rate_update(&r, 120000000, (1ull << 50) + 1), 1);
+	EXPECT_EQ(r.kbps, 0xffffffffu - (0xffffffffu / 64 + 1));
+	EXPECT_EQ(homa_rtt_rate_update(&r, 130000000, (1ull << 51) + 1), 1);
+	EXPECT_EQ(r.kbps, 0xffffffffu);
 }
 
 /*
@@ -1189,10 +1202,11 @@ TEST(homa_rtt, homa_rtt_rate_update__random_link)
 				/* One packet of slack per bin. */
 				double slack = 1500.0 * 8000 / len;
 
-				ASSERT_LE(r.mbps, mbps + slack + 1)
+				ASSERT_LE(r.kbps / 1000.0, mbps + slack + 1)
 					<< "run " << run << " mbps " << mbps;
 				if (bin_busy == len) {
-					ASSERT_GE(r.mbps + slack + 1, mbps);
+					ASSERT_GE(r.kbps / 1000.0 + slack + 1,
+						  mbps);
 				}
 				bin_start = now;
 				bin_busy = 0;

@@ -134,7 +134,8 @@ implied=$(( ${sw:-0} * 8000 / (3 * ${min:-1}) ))
 echo "# measured: rtt2 rx_rate_mbps $rate, sched_window $sw B on rtt_min" \
 	"$min ns: built on $implied Mbit/s (link_mbps" \
 	"$(in_ns rtt2 sysctl -n net.homa.link_mbps))"
-check "measured: rtt2's arrival rate measured" test "${rate:-0}" -gt 0
+# The rate decays once the RPCs end: on a slow kernel the read comes late.
+timed check "measured: rtt2's arrival rate measured" test "${rate:-0}" -gt 0
 check "measured: window built on at most 1000 Mbit/s" \
 	test "$implied" -le 1000
 check "measured: window still granted" \
