@@ -213,7 +213,27 @@ class CountersTest(unittest.TestCase):
 
     def test_parse_netdev(self):
         self.assertEqual(profile.parse_netdev(NETDEV % (3, 4)),
-                         {'lo': (0, 0), 'eth0': (3, 4)})
+                         {'lo': (0, 0, 0), 'eth0': (3, 4, 9000000)})
+
+    def test_uplinks(self):
+        # h0 sent 1 MB in 2 s of a 8 Mbit/s link (half of it), h1 all of
+        # it; h2 has no eth0 figure and is left out.
+        before = {0: {'dev.tx_bytes': 500}, 1: {'dev.tx_bytes': 0},
+                  2: {}}
+        after = {0: {'dev.tx_bytes': 500 + 1000000},
+                 1: {'dev.tx_bytes': 2000000}, 2: {}}
+        up = profile.uplinks(before, after, 2.0, 8)
+        self.assertEqual([i for i, _ in up['busy']], [0, 1])
+        self.assertAlmostEqual(up['busy'][0][1], 0.5)
+        self.assertAlmostEqual(up['busy'][1][1], 1.0)
+        self.assertEqual(profile.uplink_line(up),
+                         'uplinks busy (eth0 bytes sent, headers included, '
+                         "over the phase's 2.0 s at 8 Mbit/s): h0 50.0%, "
+                         'h1 100.0%')
+        self.assertIsNone(profile.uplinks(before, after, 2.0, None))
+        self.assertIsNone(profile.uplinks(before, after, 0, 8))
+        self.assertIsNone(profile.uplinks({2: {}}, {2: {}}, 2.0, 8))
+        self.assertEqual(profile.uplink_line(None), '')
 
     def test_per_mb(self):
         before = {0: {'homa.pkts_tx_data': 10, 'homa.pkts_tx_grant': 1,

@@ -48,13 +48,14 @@ def parse_snmp(text):
 
 
 def parse_netdev(text):
-    """{device: (rx_packets, tx_packets)} of a /proc/net/dev text."""
+    """{device: (rx_packets, tx_packets, tx_bytes)} of a /proc/net/dev
+    text."""
     out = {}
     for line in (text or '').splitlines():
         name, sep, rest = line.partition(':')
         f = rest.split()
         if sep and len(f) >= 10 and f[1].isdigit():
-            out[name.strip()] = (int(f[1]), int(f[9]))
+            out[name.strip()] = (int(f[1]), int(f[9]), int(f[8]))
     return out
 
 
@@ -67,7 +68,9 @@ COUNTERS_CMD = ('cat /proc/net/homa_metrics 2>/dev/null; echo "%s"; '
 def counters(runner):
     """{host: {name: value}} of every host: Homa's metrics ("homa.X"),
     /proc/net/snmp ("Tcp.X", ...) and eth0's packets ("dev.rx_packets",
-    "dev.tx_packets": skbs, a GSO packet counts once)."""
+    "dev.tx_packets": skbs, a GSO packet counts once) and bytes sent
+    ("dev.tx_bytes": with the MAC and IP headers of every skb, as the
+    bed's token buckets count them)."""
     out = {}
     for i in range(runner.n()):
         try:
@@ -80,7 +83,8 @@ def counters(runner):
         c.update(parse_snmp(parts[1]))
         dev = parse_netdev(parts[2]).get('eth0')
         if dev:
-            c['dev.rx_packets'], c['dev.tx_packets'] = dev
+            c['dev.rx_packets'], c['dev.tx_packets'], \
+                c['dev.tx_bytes'] = dev
         out[i] = c
     return out
 
@@ -138,6 +142,33 @@ def per_mb(before, after, nbytes):
     return figs, sums
 
 
+def uplinks(before, after, seconds, mbps):
+    """{'seconds', 'mbps', 'busy': [(host, fraction)]}: the share of each
+    host's uplink (MBPS) its eth0's bytes sent between two counters()
+    snapshots SECONDS apart filled; None without a rate or a time."""
+    if not mbps or seconds <= 0:
+        return None
+    busy = []
+    for i in sorted(after):
+        b0 = before.get(i, {}).get('dev.tx_bytes')
+        b1 = after[i].get('dev.tx_bytes')
+        if b0 is not None and b1 is not None:
+            busy.append((i, (b1 - b0) * 8 / (seconds * mbps * 1e6)))
+    if not busy:
+        return None
+    return {'seconds': seconds, 'mbps': mbps, 'busy': busy}
+
+
+def uplink_line(up):
+    """The line of uplinks()'s figures, or '' without them."""
+    if not up:
+        return ''
+    return ('uplinks busy (eth0 bytes sent, headers included, over the '
+            "phase's %.1f s at %g Mbit/s): %s" % (
+                up['seconds'], up['mbps'], ', '.join(
+                    'h%d %.1f%%' % (i, 100 * f) for i, f in up['busy'])))
+
+
 def per_mb_line(tag, figs, nbytes):
     """One line of the figures of a phase."""
     short = [('homa_pkts_tx', 'homa pkts tx'), ('homa_pkts_rx', 'rx'),
@@ -161,6 +192,7 @@ class Watch:
         self.runner, self.cfg, self.outdir = runner, cfg, outdir
         self.tag = tag_of(proto, phase)
         self.before = counters(runner)
+        self.t0 = time.monotonic()
         self.perf = None
         if getattr(cfg, 'profile', False) and not _active and \
                 isinstance(runner, NetnsRunner):
@@ -176,13 +208,18 @@ class Watch:
             _active.remove(self)
             perf_reports(self.outdir, self.tag)
         nbytes = goodput_bytes(results)
-        figs, sums = per_mb(self.before, counters(self.runner), nbytes)
+        after = counters(self.runner)
+        up = uplinks(self.before, after, time.monotonic() - self.t0,
+                     getattr(self.cfg, 'mbps', None))
+        figs, sums = per_mb(self.before, after, nbytes)
         with open(os.path.join(self.outdir, self.tag + '-counters.json'),
                   'w') as f:
             json.dump({'tag': self.tag, 'goodput_bytes': nbytes,
-                       'per_mb': figs, 'deltas': sums}, f, indent=1,
-                      sort_keys=True)
+                       'per_mb': figs, 'deltas': sums, 'uplinks': up}, f,
+                      indent=1, sort_keys=True)
         log('  ' + per_mb_line(self.tag, figs, nbytes))
+        if up:
+            log('    ' + uplink_line(up))
 
 
 def begin(runner, cfg, outdir, proto, phase):

@@ -11,7 +11,7 @@ import subprocess
 from . import flame
 from .common import VM_SH
 from .modes import MODES
-from .profile import per_mb_line
+from .profile import per_mb_line, uplink_line
 
 
 def kernel_splats(path):
@@ -81,6 +81,8 @@ def watched(outdir, report):
             c = json.load(f)
         report['per_mb'][c['tag']] = c['per_mb']
         lines.append(per_mb_line(c['tag'], c['per_mb'], c['goodput_bytes']))
+        if c.get('uplinks'):
+            lines.append('    ' + uplink_line(c['uplinks']))
     for path in sorted(glob.glob(os.path.join(outdir, '*.folded'))):
         tag = os.path.basename(path)[:-len('.folded')]
         with open(path) as f:
