@@ -112,6 +112,8 @@ static const struct {
 		    "most DATA bytes the host held, as the pacer saw it"),
 	HOMA_METRIC(pacer_held_waits,
 		    "times the pacer waited for the host to hold less DATA"),
+	HOMA_METRIC(pacer_held_ns,
+		    "ns the pacer waited for the host to hold less DATA"),
 	HOMA_METRIC(pacer_late_ns,
 		    "ns the NIC queue sat empty while the pacer slept"),
 	HOMA_METRIC(unsched_halvings,

@@ -90,6 +90,8 @@
  *	not yet let go of) when the pacer looked.
  * @HOMA_M_pacer_held_waits: times the pacer thread waited because the
  *	host held pacer_held_max_kb of DATA.
+ * @HOMA_M_pacer_held_ns: time (ns) the pacer thread waited because the
+ *	host held as much DATA as pacer_held_max_kb allows.
  * @HOMA_M_pacer_late_ns: time (ns) the NIC queue was empty by the
  *	estimate while the pacer thread slept with packets ready to go (it
  *	woke later than the queue drained).
@@ -222,6 +224,7 @@ enum homa_metric {
 	HOMA_M_nic_queue_max_ns,
 	HOMA_M_tx_held_max_bytes,
 	HOMA_M_pacer_held_waits,
+	HOMA_M_pacer_held_ns,
 	HOMA_M_pacer_late_ns,
 	HOMA_M_unsched_halvings,
 	HOMA_M_rx_data_bytes,

@@ -430,10 +430,14 @@ static int homa_pacer_main(void *arg)
 		}
 		wait = homa_pacer_step(hnet, &wake_at, &held);
 		if (held) {
+			u64 t0 = homa_clock_ns();
+
 			/* Not a timed sleep: no news of the lead. */
 			homa_metric_inc(hnet, HOMA_M_pacer_held_waits);
 			homa_txhost_wait(pacer->host, held,
 					 HOMA_PACER_HELD_WAIT_JIFFIES);
+			homa_metric_add(hnet, HOMA_M_pacer_held_ns,
+					homa_clock_ns() - t0);
 			wake_at = 0;
 		} else if (wait) {
 			homa_pacer_sleep(wait);
