@@ -87,6 +87,12 @@ const struct homa_param homa_params[] = {
 	 * packet's time, 21 us at 25 Gbit/s.
 	 */
 	HOMA_PARAM(pacer_lead_max_ns, 1000000, 0, 100000000),
+	/*
+	 * Off: on the 16 Mbit/s bed it carried 0.6-0.7 points more of the
+	 * load and made the short messages' P99 1.3-1.8 times as long
+	 * (util/README-bench.md).
+	 */
+	HOMA_PARAM(pacer_rx_help, 0, 0, 1),
 	HOMA_PARAM(throttle_min_bytes, 1000, 0, HOMA_MAX_MESSAGE_LENGTH),
 	HOMA_PARAM(pacer_held_max_kb, 128, 0, 1000000),
 	HOMA_PARAM(rtt_adaptive, 1, 0, 1),

@@ -201,6 +201,13 @@ struct homa_config {
 	 */
 	int pacer_lead_max_ns;
 
+	/**
+	 * @pacer_rx_help: 1 lets each received packet send a paced packet
+	 * when the NIC queue has drained and the pacer thread has not yet
+	 * woken to do it (homa_pacer_help()); 0 leaves it to the thread.
+	 */
+	int pacer_rx_help;
+
 	/** @throttle_min_bytes: shorter messages skip the pacer. */
 	int throttle_min_bytes;
 

@@ -667,8 +667,10 @@ int homa_softirq(struct sk_buff *skb)
 	if (hsk)
 		homa_sock_pkt(hsk, skb, &saddr, &pkt);
 	rcu_read_unlock();
-	if (hsk)
+	if (hsk) {
+		homa_pacer_help(hnet);
 		return 0;
+	}
 	homa_metric_inc(hnet, HOMA_M_drop_no_socket);
 	homa_port_unreachable(skb, &pkt);
 drop:

@@ -92,6 +92,7 @@ void homa_pacer_net_exit(struct homa_net *hnet);
 bool homa_pacer_admit(struct homa_rpc *rpc, const struct homa_msgout_peek *pk);
 void homa_pacer_unthrottle(struct homa_rpc *rpc);
 void homa_pacer_tick(struct homa_net *hnet);
+void homa_pacer_help(struct homa_net *hnet);
 u32 homa_pacer_unsched_window(struct homa_net *hnet);
 bool homa_pacer_held_lately(struct homa_net *hnet);
 

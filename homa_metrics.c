@@ -114,6 +114,8 @@ static const struct {
 		    "times the pacer waited for the host to hold less DATA"),
 	HOMA_METRIC(pacer_held_ns,
 		    "ns the pacer waited for the host to hold less DATA"),
+	HOMA_METRIC(pacer_rx_helps,
+		    "times a received packet stepped the waiting pacer"),
 	HOMA_METRIC(pacer_late_ns,
 		    "ns the NIC queue sat empty while the pacer slept"),
 	HOMA_METRIC(unsched_halvings,

@@ -92,6 +92,8 @@
  *	host held pacer_held_max_kb of DATA.
  * @HOMA_M_pacer_held_ns: time (ns) the pacer thread waited because the
  *	host held as much DATA as pacer_held_max_kb allows.
+ * @HOMA_M_pacer_rx_helps: times a received packet found the NIC queue
+ *	drained while messages waited for the pacer, and stepped it.
  * @HOMA_M_pacer_late_ns: time (ns) the NIC queue was empty by the
  *	estimate while the pacer thread slept with packets ready to go (it
  *	woke later than the queue drained).
@@ -225,6 +227,7 @@ enum homa_metric {
 	HOMA_M_tx_held_max_bytes,
 	HOMA_M_pacer_held_waits,
 	HOMA_M_pacer_held_ns,
+	HOMA_M_pacer_rx_helps,
 	HOMA_M_pacer_late_ns,
 	HOMA_M_unsched_halvings,
 	HOMA_M_rx_data_bytes,

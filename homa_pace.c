@@ -63,6 +63,20 @@ u64 homa_pace_queue_ns(const struct homa_pace_state *s, u64 now)
 }
 
 /**
+ * homa_pace_drained() - Has the NIC queue drained to a bound?
+ * @link_idle: when the queue will be empty (struct homa_pace_state's
+ *             @link_idle; the caller may read it without the lock).
+ * @bound_ns: the bound (ns of queue).
+ * @now: the current time (ns).
+ *
+ * Return: 1 if at most @bound_ns of queue remains at @now, else 0.
+ */
+int homa_pace_drained(u64 link_idle, u64 bound_ns, u64 now)
+{
+	return link_idle <= now + bound_ns;
+}
+
+/**
  * homa_pace_held_weight() - What one DATA copy counts for in the host's
  * held count.
  * @bytes: its length from the Homa header on, when it is handed to IP.

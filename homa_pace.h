@@ -120,6 +120,7 @@ struct homa_pace_cand {
 void homa_pace_init(struct homa_pace_state *s, u64 now);
 u64 homa_pace_wire_ns(u32 bytes, u32 link_mbps);
 u64 homa_pace_queue_ns(const struct homa_pace_state *s, u64 now);
+int homa_pace_drained(u64 link_idle, u64 bound_ns, u64 now);
 u32 homa_pace_held_weight(u32 bytes);
 int homa_pace_held_full(const struct homa_pace_state *s,
 			const struct homa_pace_params *p);

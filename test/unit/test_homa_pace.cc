@@ -183,6 +183,35 @@ TEST(homa_pace, homa_pace_queue_ns__basic)
 	EXPECT_EQ(homa_pace_queue_ns(&s, 9000), 0u);
 }
 
+/* ---- homa_pace_drained --------------------------------------------------- */
+
+TEST(homa_pace, homa_pace_drained__bound_inclusive)
+{
+	/* Queue empty at 10000: 2000 of queue left at 8000. */
+	EXPECT_EQ(homa_pace_drained(10000, 2000, 7999), 0);
+	EXPECT_EQ(homa_pace_drained(10000, 2000, 8000), 1);
+	EXPECT_EQ(homa_pace_drained(10000, 2000, 20000), 1);
+	EXPECT_EQ(homa_pace_drained(10000, 0, 9999), 0);
+	EXPECT_EQ(homa_pace_drained(10000, 0, 10000), 1);
+}
+
+TEST(homa_pace, homa_pace_drained__agrees_with_the_queue)
+{
+	homa_pace_state s;
+	u64 now, bound;
+	int i;
+
+	/* The lockless test says what homa_pace_queue_ns() says. */
+	srand(7);
+	for (i = 0; i < 10000; i++) {
+		s = state(rand() % 100000);
+		now = rand() % 100000;
+		bound = rand() % 20000;
+		EXPECT_EQ(homa_pace_drained(s.link_idle, bound, now),
+			  homa_pace_queue_ns(&s, now) <= bound ? 1 : 0);
+	}
+}
+
 /* ---- homa_pace_may_send -------------------------------------------------- */
 
 TEST(homa_pace, homa_pace_may_send__bound_inclusive)

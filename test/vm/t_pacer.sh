@@ -4,7 +4,8 @@
 # queue estimate never grows past max_nic_queue_ns plus the pacer
 # thread's lead plus one packet's time;
 # with pacer_enable=0 nothing is throttled and the estimate grows past
-# that bound. The pacer threads use no CPU time while idle.
+# that bound. The pacer threads use no CPU time while idle. With
+# pacer_rx_help, received packets take pacer steps too, within the bound.
 #
 #   [pace1] veth1 10.11.0.1 ---- veth2 10.11.0.2 [pace2]
 #   link_mbps 100                 default link_mbps
@@ -23,6 +24,7 @@ serve pace2 4 60
 qmax=$(in_ns pace1 sysctl -n net.homa.max_nic_queue_ns)
 gso=$(in_ns pace1 sysctl -n net.homa.max_gso_size)
 lead=$(in_ns pace1 sysctl -n net.homa.pacer_lead_max_ns)
+lead_max=$lead
 pkt_ns=$(((gso + 1000) * 8000 / MBPS))
 [ "$lead" -le "$pkt_ns" ] || lead=$pkt_ns
 bound=$((qmax + lead + pkt_ns))
@@ -62,6 +64,36 @@ sleep 2
 c1=$(cpu_ticks)
 echo "# idle pacer threads: $((c1 - c0)) clock ticks in 2 s"
 check "idle pacer threads use (almost) no CPU" test $((c1 - c0)) -le 20
+
+# pacer_rx_help: packets the client receives (among them the GRANTs for
+# its throttled requests) take pacer steps when the queue estimate has
+# drained before the thread woke; off (the default), they never do. The
+# lead is off here: it would keep the queue from draining while the thread
+# sleeps; and pace2 sends short requests to pace1 meanwhile, so packets
+# arrive at any moment of the queue's draining (the GRANTs of the paced
+# requests come right after the packets they answer, as the link is in
+# truth much faster than link_mbps).
+check_eq "no steps from received packets with pacer_rx_help 0" \
+	"$(metric pace1 pacer_rx_helps)" 0
+in_ns pace1 sysctl -q -w net.homa.pacer_rx_help=1
+in_ns pace1 sysctl -q -w net.homa.pacer_lead_max_ns=0
+serve pace1 2 61
+# Not through in_ns: $! must be homa_test itself.
+ip netns exec pace2 "$HOMA_TEST" client 10.11.0.1 61 1000000 100 1 \
+	> /dev/null 2>&1 &
+bg=$!
+check "helped: 6 RPCs of 300000 B" in_ns pace1 "$HOMA_TEST" client \
+	10.11.0.2 60 6 300000 1
+kill "$bg" 2>/dev/null || true
+wait "$bg" 2>/dev/null || true
+echo "# helped: $(metric pace1 pacer_rx_helps) steps from received" \
+	"packets, queue max $(metric pace1 nic_queue_max_ns) ns (bound $bound)"
+timed check "received packets stepped the pacer" \
+	test "$(metric pace1 pacer_rx_helps)" -gt 0
+check "queue bound holds with the help" \
+	test "$(metric pace1 nic_queue_max_ns)" -le "$bound"
+in_ns pace1 sysctl -q -w net.homa.pacer_rx_help=0
+in_ns pace1 sysctl -q -w net.homa.pacer_lead_max_ns="$lead_max"
 
 in_ns pace1 sysctl -q -w net.homa.pacer_enable=0
 before=$(metric pace1 pacer_throttled)
