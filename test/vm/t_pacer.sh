@@ -38,7 +38,7 @@ echo "# paced: throttled $throttled, pacer_bytes $(metric pace1 pacer_bytes)," \
 	"(bound $bound), link idle while the thread slept" \
 	"$(metric pace1 pacer_late_ns) ns"
 timed check "messages throttled" test "$throttled" -ge 6
-check "pacer thread sent bytes" test "$(metric pace1 pacer_bytes)" -gt 0
+timed check "pacer thread sent bytes" test "$(metric pace1 pacer_bytes)" -gt 0
 timed check "pacer thread woke" test "$(metric pace1 pacer_wakeups)" -gt 0
 check "queue estimate seen" test "$qseen" -gt 0
 check "queue estimate within max_nic_queue_ns + lead + one packet" \
