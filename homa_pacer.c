@@ -19,11 +19,11 @@
  * sleeps ended (homa_pace_lead(), at most pacer_lead_max_ns and one
  * packet's time); with pacer_rx_help, each packet the host receives takes
  * a step itself if the queue has drained before the thread woke
- * (homa_pacer_help()).
- * The estimate is only as right as link_mbps: the pacer
- * also holds paced packets back while the host holds pacer_held_max_kb of
- * DATA (homa_pace_held_full(); struct homa_txhost counts it), and the
- * thread then sleeps until a copy let go of makes room.
+ * (homa_pacer_help()). The estimate is only as right as link_mbps: the
+ * pacer also holds paced packets back while the host holds
+ * pacer_held_max_kb of DATA (homa_pace_held_full(); struct homa_txhost
+ * counts it), and the thread then sleeps until a copy let go of makes
+ * room.
  * The file also keeps the sender's adaptive unscheduled window, which
  * depends on how much the pacer holds back (homa_rtt.c decides).
  */
@@ -484,11 +484,10 @@ void homa_pacer_tick(struct homa_net *hnet)
  * homa_pacer_help() - Called after each packet the host receives: with
  * pacer_rx_help, if messages wait for the pacer and, by the estimate, the
  * NIC queue has drained to max_nic_queue_ns, take one pacer step now. The
- * thread's
- * timed sleeps end late (by 0.1 to 5 ms under emulation), and a queue
- * that drains meanwhile leaves the link idle while packets wait; a busy
- * host receives packets (among them GRANTs for the very messages that
- * wait) far more often than that. Called with no Homa lock held.
+ * thread's timed sleeps end late (by 0.1 to 5 ms under emulation), and a
+ * queue that drains meanwhile leaves the link idle while packets wait; a
+ * busy host receives packets (among them GRANTs for the very messages
+ * that wait) more often than that. Called with no Homa lock held.
  * @hnet: the namespace's Homa host.
  */
 void homa_pacer_help(struct homa_net *hnet)
