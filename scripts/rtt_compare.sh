@@ -7,7 +7,11 @@
 # P50 and P99 are printed beside each round's figures. A first round of
 # 200 RPCs each, not counted, warms both (Homa's first RPCs to a peer also
 # create the peer and fault in the client's buffer region).
-# Usage: scripts/rtt_compare.sh [COUNT [SIZE [ROUNDS]]]   (make rtt)
+# The VM's kernel reads the TSC, as util/cp_vs_tcp's does by default
+# (util/README-bench.md, "The VM's clock"); RTT_CLOCK=hpet leaves it the
+# emulated HPET.
+# Usage: [RTT_CLOCK=tsc|hpet] scripts/rtt_compare.sh [COUNT [SIZE [ROUNDS]]]
+# (make rtt)
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,6 +42,8 @@ if [ "${4:-}" = "--inside" ]; then
 	sleep 1
 	ip netns exec h1 "$t" client 10.5.0.2 40 200 "$size" 1 > /dev/null
 	ip netns exec h1 "$t" tcp_client 10.5.0.2 5000 200 "$size" > /dev/null
+	echo "clocksource: $(cat \
+		/sys/devices/system/clocksource/clocksource0/current_clocksource)"
 	out=$(mktemp)
 	printf '%-6s %6s %8s %8s %10s %10s\n' proto round rpcs bytes \
 		p50_us p99_us
@@ -63,6 +69,13 @@ if [ "${4:-}" = "--inside" ]; then
 	rm -f "$out"
 	exit 0
 fi
+
+case ${RTT_CLOCK:=tsc} in
+tsc) VM_APPEND="clocksource=tsc tsc=reliable ${VM_APPEND:-}" ;;
+hpet) ;;
+*) echo "rtt: RTT_CLOCK is tsc or hpet" >&2; exit 2 ;;
+esac
+export VM_APPEND
 
 mkdir -p "$TOP/test/vm/build"
 gcc -Wall -Wextra -Werror -O2 -I"$TOP" -o "$TOP/test/vm/build/homa_test" \

@@ -23,7 +23,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(
 sys.path.insert(0, os.path.join(TOP, 'util'))
 
 from cpvt import (cli, cross, experiment, options,  # noqa: E402
-                  parse, stats, table, testbed)
+                  parse, stats, table, testbed, vm)
 from cpvt.modes import incast, latency, rttwin, stream  # noqa: E402
 from cpvt.report import analyze  # noqa: E402
 from cpvt.runner import HostsRunner, parse_hosts_file  # noqa: E402
@@ -858,6 +858,43 @@ class FakeRunner(HostsRunner):
             'dropped 25,', 'dropped %d,' % (3 * self.readings), 1)
 
 
+class ClockTest(unittest.TestCase):
+    """--clock: the VM's kernel command line, and the clocksource a run
+    records."""
+
+    def test_vm_append(self):
+        self.assertEqual(vm.vm_append('tsc', {}),
+                         'clocksource=tsc tsc=reliable')
+        self.assertEqual(vm.vm_append('hpet', {}), '')
+        self.assertEqual(vm.vm_append('hpet', {'VM_APPEND': ' a  b '}),
+                         'a b')
+        self.assertEqual(vm.vm_append('tsc', {'VM_APPEND': 'quiet'}),
+                         'clocksource=tsc tsc=reliable quiet')
+
+    def test_options(self):
+        self.assertIsNone(options.parse_args([]).clock)
+        self.assertEqual(options.parse_args(['--clock', 'hpet']).clock,
+                         'hpet')
+        for args in (['--clock', 'kvm'],
+                     ['--clock', 'tsc', '--hosts-file', 'x']):
+            with contextlib.redirect_stderr(io.StringIO()), \
+                    self.assertRaises(SystemExit, msg=args):
+                options.parse_args(args)
+
+    def test_recorded(self):
+        hosts = parse_hosts_file('local 10.0.0.1\nlocal 10.0.0.2\n')
+        runner = HostsRunner(hosts, '/bin/true')
+        with unittest.mock.patch.object(
+                HostsRunner, 'run', return_value=(0, 'hpet\n')) as run:
+            self.assertEqual(runner.clocksource(), 'hpet')
+        self.assertEqual(run.call_args[0][1],
+                         ['cat', HostsRunner.CLOCKSOURCE])
+        for result in ((1, 'cat: no such file\n'), (0, '')):
+            with unittest.mock.patch.object(HostsRunner, 'run',
+                                            return_value=result):
+                self.assertIsNone(runner.clocksource())
+
+
 class ExperimentTest(unittest.TestCase):
     """The experiment code shared by the VM and ssh paths, end to end."""
 
@@ -888,6 +925,7 @@ class ExperimentTest(unittest.TestCase):
             cli.run_experiments(runner, cfg, out)
             report = analyze(out)
         self.assertIn('summary: rpcs=', printed.getvalue())
+        self.printed = printed.getvalue()
         with open(os.path.join(out, 'summary.json')) as f:
             self.assertEqual(json.load(f)['mode'], report['mode'])
         return runner, report, out
@@ -904,6 +942,11 @@ class ExperimentTest(unittest.TestCase):
         self.assertFalse(any('--warmup' in a for _, a in runner.started
                              if '--unloaded' in a))
         self.assertIn('1s counted after a 3s warm-up', report['table'][1])
+        # This machine's clocksource, read as on a host of the bed.
+        with open(HostsRunner.CLOCKSOURCE) as f:
+            clock = f.read().strip()
+        self.assertEqual(report['clocksource'], clock)
+        self.assertIn('\nclocksource: %s\n' % clock, self.printed)
         self.assertEqual(sorted(report['protocols']),
                          ['dctcp', 'homa', 'tcp'])
         homa = report['protocols']['homa']

@@ -29,6 +29,7 @@ def run_experiments(runner, cfg, outdir):
            'hosts': [h.addr for h in runner.hosts],
            'protocols': [], 'started': time.strftime('%Y-%m-%d %H:%M:%S')}
     raw['config'].pop('func', None)
+    raw['clocksource'] = runner.clocksource()
     dmesg0 = runner.dmesg()
     for rec in MODES[cfg.mode].records(runner, cfg, outdir):
         raw['protocols'].append(rec)
@@ -96,7 +97,7 @@ def main(argv):
         return run_hosts_file(cfg)
     outdir = results_dir(cfg)
     # The same options again inside the VM.
-    rc = boot_vm(outdir, argv)
+    rc = boot_vm(outdir, argv, cfg.clock or 'tsc')
     if not os.path.exists(os.path.join(outdir, 'raw.json')):
         log('cp_vs_tcp: the VM wrote no results (see %s/vm.log)' % outdir)
         return 1

@@ -116,6 +116,11 @@ def add_client_options(ap):
 
 def add_where_options(ap):
     """Where it runs and where the results go."""
+    ap.add_argument('--clock', choices=('tsc', 'hpet'), default=None,
+                    help='the VM kernel\'s clocksource (default tsc, '
+                    'booted with "clocksource=tsc tsc=reliable"; hpet: '
+                    'what the kernel picks alone under emulation, where '
+                    'every clock read is an emulated device access)')
     ap.add_argument('--results', default=os.path.join(TOP, 'results'))
     ap.add_argument('--hosts-file', help='run on these hosts over ssh '
                     'instead of the VM')
@@ -188,6 +193,9 @@ def parse_args(argv):
     if not 1 <= cfg.request_bytes <= 1000000 or \
             not 1 <= cfg.response_bytes <= 1000000:
         ap.error('--request-bytes and --response-bytes: 1..1000000')
+    if cfg.clock and cfg.hosts_file:
+        ap.error('--clock chooses the VM\'s clocksource: not with '
+                 '--hosts-file')
     if cfg.profile and cfg.hosts_file:
         ap.error('--profile runs perf in the VM: not with --hosts-file')
     if not 1 <= cfg.profile_freq <= 10000:

@@ -41,6 +41,7 @@ def analyze(outdir):
     note = link_mbps_note(raw['config'])
     if note:
         report['table'].append(note)
+    report['clocksource'] = raw.get('clocksource')
     splats = []
     dm = os.path.join(outdir, 'dmesg.txt')
     if os.path.exists(dm):
@@ -52,6 +53,8 @@ def analyze(outdir):
     print()
     for line in report['table'] + extra:
         print(line)
+    if report['clocksource']:
+        print('clocksource: %s' % report['clocksource'])
     if splats:
         print('KERNEL LOG: %d splat line(s) in %s, first: %s'
               % (len(splats), dm, splats[0]))

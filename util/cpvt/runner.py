@@ -281,6 +281,15 @@ class Runner:
     def dmesg(self):
         return ''
 
+    CLOCKSOURCE = '/sys/devices/system/clocksource/clocksource0/' \
+        'current_clocksource'
+
+    def clocksource(self):
+        """The kernel clocksource of host 0 (all of them, in the VM), or
+        None if it cannot be read."""
+        rc, out = self.run(0, ['cat', self.CLOCKSOURCE])
+        return out.strip() if rc == 0 and out.strip() else None
+
 
 class NetnsRunner(Runner):
     """The VM test bed: host i is namespace hI, all on this machine."""

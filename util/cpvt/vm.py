@@ -11,10 +11,23 @@ import sys
 from .common import CP_NODE, DRIVER, TOP, VM_SH, log
 
 
-def boot_vm(outdir, argv):
-    """Run `util/cp_vs_tcp --inside OUTDIR ARGV` in the VM; its console is
-    kept in OUTDIR/vm.log and printed without the kernel's messages. The
-    VM's exit status."""
+# The kernel command line that makes the VM's kernel use the TSC: under
+# emulation it otherwise finds the TSCs unsynchronized and reads the
+# emulated HPET (util/README-bench.md, "The VM's clock").
+TSC_APPEND = 'clocksource=tsc tsc=reliable'
+
+
+def vm_append(clock, env):
+    """VM_APPEND for scripts/vm.sh: the words CLOCK ('tsc' or 'hpet')
+    needs, then those already in ENV's VM_APPEND."""
+    words = TSC_APPEND.split() if clock == 'tsc' else []
+    return ' '.join(words + env.get('VM_APPEND', '').split())
+
+
+def boot_vm(outdir, argv, clock='tsc'):
+    """Run `util/cp_vs_tcp --inside OUTDIR ARGV` in the VM, its kernel
+    reading clock CLOCK; its console is kept in OUTDIR/vm.log and printed
+    without the kernel's messages. The VM's exit status."""
     kmod = os.path.join(TOP, 'homa.ko')
     if not os.path.exists(kmod):
         sys.exit('cp_vs_tcp: %s is missing (make)' % kmod)
@@ -24,6 +37,7 @@ def boot_vm(outdir, argv):
     log('cp_vs_tcp: raw data in %s' % outdir)
     cmd = [VM_SH, '--rwdir', outdir, '--'] + inner
     env = dict(os.environ, PYTHONUNBUFFERED='1')
+    env['VM_APPEND'] = vm_append(clock, os.environ)
     with open(os.path.join(outdir, 'vm.log'), 'w') as vlog:
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, text=True, env=env,
