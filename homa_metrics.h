@@ -97,6 +97,10 @@
  * @HOMA_M_pacer_late_ns: time (ns) the NIC queue was empty by the
  *	estimate while the pacer thread slept with packets ready to go (it
  *	woke later than the queue drained).
+ * @HOMA_M_pacer_sleeps: timed sleeps of the pacer thread that ended
+ *	(it slept while the NIC queue drained).
+ * @HOMA_M_pacer_oversleep_ns: time (ns) by which those sleeps ended
+ *	later than asked, summed.
  * @HOMA_M_unsched_halvings: times the unscheduled window was halved.
  * @HOMA_M_rx_data_bytes: bytes of DATA packets received (IP packets).
  * @HOMA_M_rx_rate_mbps: the rate DATA arrived at lately, Mbit/s, as the
@@ -229,6 +233,8 @@ enum homa_metric {
 	HOMA_M_pacer_held_ns,
 	HOMA_M_pacer_rx_helps,
 	HOMA_M_pacer_late_ns,
+	HOMA_M_pacer_sleeps,
+	HOMA_M_pacer_oversleep_ns,
 	HOMA_M_unsched_halvings,
 	HOMA_M_rx_data_bytes,
 	HOMA_M_rx_rate_mbps,

@@ -315,9 +315,13 @@ static void __homa_pacer_lead(struct homa_net *hnet,
 	u64 lead_max = homa_pacer_lead_max(hnet, p);
 
 	lockdep_assert_held(&pacer->lock);
-	if (wake_at && *wake_at)
-		pacer->lead = homa_pace_lead(pacer->lead, now > *wake_at ?
-					     now - *wake_at : 0, lead_max);
+	if (wake_at && *wake_at) {
+		u64 late = now > *wake_at ? now - *wake_at : 0;
+
+		homa_metric_inc(hnet, HOMA_M_pacer_sleeps);
+		homa_metric_add(hnet, HOMA_M_pacer_oversleep_ns, late);
+		pacer->lead = homa_pace_lead(pacer->lead, late, lead_max);
+	}
 	/* At most 1e9 + 1e8 (the sysctl ranges): fits in a u32. */
 	p->max_nic_queue_ns += min(pacer->lead, lead_max);
 }

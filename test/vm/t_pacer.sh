@@ -37,9 +37,13 @@ echo "# paced: throttled $throttled, pacer_bytes $(metric pace1 pacer_bytes)," \
 	"wakeups $(metric pace1 pacer_wakeups), queue max $qseen ns" \
 	"(bound $bound), link idle while the thread slept" \
 	"$(metric pace1 pacer_late_ns) ns"
+sleeps=$(metric pace1 pacer_sleeps)
+echo "# paced: $sleeps timed sleeps, $(metric pace1 pacer_oversleep_ns) ns" \
+	"late in all"
 timed check "messages throttled" test "$throttled" -ge 6
 timed check "pacer thread sent bytes" test "$(metric pace1 pacer_bytes)" -gt 0
 timed check "pacer thread woke" test "$(metric pace1 pacer_wakeups)" -gt 0
+timed check "pacer thread slept while the queue drained" test "$sleeps" -gt 0
 check "queue estimate seen" test "$qseen" -gt 0
 check "queue estimate within max_nic_queue_ns + lead + one packet" \
 	test "$qseen" -le "$bound"
