@@ -434,6 +434,9 @@ struct PortStats {
 	std::vector<uint64_t> interval_rtts;
 	std::vector<Sample> samples;
 	std::atomic<int64_t> outstanding{0};
+	// RPCs completed before the window opened (the warm-up): proof
+	// that load ran while nothing was counted.
+	std::atomic<uint64_t> warmup_rpcs{0};
 };
 
 class ClientPort {
@@ -542,8 +545,12 @@ void ClientPort::complete(uint32_t req_len, uint64_t start,
 		     reply_len, req_len, expected_reply(req_len));
 		error = true;
 	}
-	if (!counting_)
+	if (!counting_) {
+		if (!error)
+			stats_->warmup_rpcs.fetch_add(1,
+						      std::memory_order_relaxed);
 		return;
+	}
 	std::lock_guard<std::mutex> lock(stats_->mu);
 	if (error) {
 		stats_->errors++;
@@ -1073,6 +1080,7 @@ void print_status(StatsList &stats, uint64_t now, StatusPrev *prev)
 {
 	uint64_t rpcs = 0, bout = 0, bin = 0;
 	int64_t outstanding = 0;
+	uint64_t warmup = 0;
 	std::vector<uint64_t> rtts;
 
 	for (auto &s : stats) {
@@ -1084,16 +1092,17 @@ void print_status(StatsList &stats, uint64_t now, StatusPrev *prev)
 			    s->interval_rtts.end());
 		s->interval_rtts.clear();
 		outstanding += s->outstanding.load();
+		warmup += s->warmup_rpcs.load();
 	}
 	double dt = (now - prev->t) / 1e9;
 	std::vector<uint64_t> p = percentiles(rtts, {50, 99});
 	printf("status: t=%d kops=%.2f gbps_out=%.3f gbps_in=%.3f "
 	       "p50_us=%" PRIu64 " p99_us=%" PRIu64
-	       " outstanding=%" PRId64 "\n",
+	       " outstanding=%" PRId64 " warmup_rpcs=%" PRIu64 "\n",
 	       prev->tick, (rpcs - prev->rpcs) / dt / 1e3,
 	       (bout - prev->out) * 8 / dt / 1e9,
 	       (bin - prev->in) * 8 / dt / 1e9, p[0] / 1000,
-	       p[1] / 1000, outstanding);
+	       p[1] / 1000, outstanding, warmup);
 	fflush(stdout);
 	prev->rpcs = rpcs;
 	prev->out = bout;

@@ -33,13 +33,14 @@ class ParseTest(unittest.TestCase):
     def test_status(self):
         st = parse.parse_status('status: t=3 kops=1.25 gbps_out=0.012 '
                               'gbps_in=0.000 p50_us=812 p99_us=40211 '
-                              'outstanding=7')
+                              'outstanding=7 warmup_rpcs=120')
         self.assertEqual(st['t'], 3)
         self.assertIsInstance(st['t'], int)
         self.assertAlmostEqual(st['kops'], 1.25)
         self.assertAlmostEqual(st['gbps_out'], 0.012)
         self.assertEqual(st['p99_us'], 40211)
         self.assertEqual(st['outstanding'], 7)
+        self.assertEqual(st['warmup_rpcs'], 120)
 
     def test_status_rejects_other_lines(self):
         self.assertIsNone(parse.parse_status('summary: rpcs=1'))
