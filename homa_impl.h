@@ -592,6 +592,13 @@ struct homa_msgin {
 	u32 queued;
 
 	/**
+	 * @pkt_max: message bytes in the largest DATA packet of the message
+	 * so far: an early copy waits for at least HOMA_COPY_BATCH_PKTS of
+	 * them (homa_pool_copy_due()).
+	 */
+	u32 pkt_max;
+
+	/**
 	 * @copy_err: the first error of an early copy (homa_recvmsg.c),
 	 * which recvmsg returns with the message; 0 if none.
 	 */

@@ -85,7 +85,7 @@ void homa_msgin_copy_offer(struct homa_rpc *rpc)
 	    !in->num_bpages || !list_empty(&rpc->copy_links))
 		return;
 	if (!homa_pool_copy_due(in->queued, in->gaps.bytes_remaining,
-				homa_cfg(hsk->hnet, copy_batch)))
+				homa_cfg(hsk->hnet, copy_batch), in->pkt_max))
 		return;
 	list_add_tail(&rpc->copy_links, &hsk->copy_rpcs);
 	WRITE_ONCE(hsk->ready_gen, hsk->ready_gen + 1);
@@ -334,6 +334,8 @@ static void homa_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 		homa_skb_cb(skb)->length = pkt->data.length;
 		__skb_queue_tail(&in->packets, skb);
 		in->queued += pkt->data.length;
+		if (pkt->data.length > in->pkt_max)
+			in->pkt_max = pkt->data.length;
 		homa_metric_inc(hnet, HOMA_M_skbs_live);
 	}
 	homa_msgin_advance(rpc);

@@ -226,16 +226,22 @@ bool homa_pool_share_ok(u32 num_bpages, int pct, u32 held, u32 length)
  * @queued: message bytes received and not yet copied.
  * @remaining: message bytes not yet received.
  * @batch: the copy_batch setting (0: copy complete messages only).
+ * @pkt_max: the message's largest DATA packet so far, in message bytes.
  *
  * A complete message (@remaining 0) is copied whole by the recvmsg that
  * takes it; an incomplete one once a batch is there, so that a wakeup and
- * a lock round trip buy many packets' worth of copying.
+ * a lock round trip buy many packets' worth of copying. A batch is at
+ * least HOMA_COPY_BATCH_PKTS of the message's largest packets: where a
+ * packet alone made a batch (64 KB packets of a fast link against the
+ * default 32 KB), every packet cost a wakeup.
  *
  * Return: true if the packets should be copied now.
  */
-bool homa_pool_copy_due(u32 queued, u32 remaining, u32 batch)
+bool homa_pool_copy_due(u32 queued, u32 remaining, u32 batch, u32 pkt_max)
 {
-	return batch && remaining && queued >= batch;
+	u64 floor = (u64)pkt_max * HOMA_COPY_BATCH_PKTS;
+
+	return batch && remaining && queued >= max_t(u64, batch, floor);
 }
 
 /**

@@ -23,6 +23,9 @@
 /* Most bpages a region may have: every offset must fit in a u32. */
 #define HOMA_POOL_MAX_BPAGES 65536
 
+/* An early copy waits for at least this many of a message's packets. */
+#define HOMA_COPY_BATCH_PKTS 2
+
 /* Value of homa_pool_state.partial when no bpage is being filled. */
 #define HOMA_POOL_NONE 0xffffffffU
 
@@ -89,7 +92,7 @@ int homa_pool_release(struct homa_pool_state *p, u32 offset);
 u64 homa_pool_avail_bytes(const struct homa_pool_state *p);
 u32 homa_pool_bpages_needed(u32 length);
 bool homa_pool_share_ok(u32 num_bpages, int pct, u32 held, u32 length);
-bool homa_pool_copy_due(u32 queued, u32 remaining, u32 batch);
+bool homa_pool_copy_due(u32 queued, u32 remaining, u32 batch, u32 pkt_max);
 int homa_pool_check_region(u64 start, u64 length, u64 page_size,
 			   u32 *num_bpages);
 

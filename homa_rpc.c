@@ -239,6 +239,7 @@ void homa_msgin_reset(struct homa_rpc *rpc)
 	homa_grant_remove(rpc);
 	skb_queue_splice_tail_init(&rpc->msgin.packets, &rpc->hsk->dead_skbs);
 	rpc->msgin.queued = 0;
+	rpc->msgin.pkt_max = 0;
 	rpc->msgin.copy_err = 0;
 	list_del_init(&rpc->copy_links);
 	/*

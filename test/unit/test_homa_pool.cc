@@ -733,17 +733,40 @@ TEST(homa_pool, homa_pool_bpages_needed__lengths)
 TEST(homa_pool, homa_pool_copy_due__cases)
 {
 	/* A batch of an incomplete message: copy it early. */
-	EXPECT_TRUE(homa_pool_copy_due(32768, 1, 32768));
-	EXPECT_TRUE(homa_pool_copy_due(50000, 400000, 32768));
+	EXPECT_TRUE(homa_pool_copy_due(32768, 1, 32768, 1500));
+	EXPECT_TRUE(homa_pool_copy_due(50000, 400000, 32768, 10000));
 	/* Less than a batch: wait for more. */
-	EXPECT_FALSE(homa_pool_copy_due(32767, 400000, 32768));
-	EXPECT_FALSE(homa_pool_copy_due(0, 400000, 32768));
+	EXPECT_FALSE(homa_pool_copy_due(32767, 400000, 32768, 1500));
+	EXPECT_FALSE(homa_pool_copy_due(0, 400000, 32768, 0));
 	/* A complete message goes whole to the recvmsg that takes it. */
-	EXPECT_FALSE(homa_pool_copy_due(500000, 0, 32768));
-	/* copy_batch 0: never early. */
-	EXPECT_FALSE(homa_pool_copy_due(500000, 1, 0));
-	/* A batch of one byte: any packet. */
-	EXPECT_TRUE(homa_pool_copy_due(1, 1, 1));
+	EXPECT_FALSE(homa_pool_copy_due(500000, 0, 32768, 10000));
+	/* copy_batch 0: never early, whatever the packets. */
+	EXPECT_FALSE(homa_pool_copy_due(500000, 1, 0, 1500));
+	/* A batch of one byte: any packet once two of them are there. */
+	EXPECT_TRUE(homa_pool_copy_due(1, 1, 1, 0));
+	EXPECT_FALSE(homa_pool_copy_due(1400, 1, 1, 1400));
+	EXPECT_TRUE(homa_pool_copy_due(2800, 1, 1, 1400));
+}
+
+/*
+ * The batch is at least two of the message's largest packets: one 64 KB
+ * packet alone does not make a batch of 32 KB, two do.
+ */
+TEST(homa_pool, homa_pool_copy_due__two_packets_at_least)
+{
+	EXPECT_FALSE(homa_pool_copy_due(65000, 400000, 32768, 65000));
+	EXPECT_FALSE(homa_pool_copy_due(129999, 400000, 32768, 65000));
+	EXPECT_TRUE(homa_pool_copy_due(130000, 400000, 32768, 65000));
+	/* Small packets: the configured batch decides. */
+	EXPECT_FALSE(homa_pool_copy_due(30000, 400000, 32768, 10000));
+	EXPECT_TRUE(homa_pool_copy_due(40000, 400000, 32768, 10000));
+	/* A batch larger than two packets stays as configured. */
+	EXPECT_FALSE(homa_pool_copy_due(130000, 400000, 200000, 65000));
+	/* The largest packet seen, not the last, sets the floor. */
+	EXPECT_FALSE(homa_pool_copy_due(100000, 400000, 32768, 65535));
+	/* No overflow at the largest values. */
+	EXPECT_FALSE(homa_pool_copy_due(0xffffffffU, 1, 1, 0xffffffffU));
+	EXPECT_TRUE(homa_pool_copy_due(0xffffffffU, 1, 1, 0x7fffffffU));
 }
 
 /* ---- homa_pool_share_ok ------------------------------------------------- */

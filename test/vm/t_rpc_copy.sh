@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Early copies: a thread waiting in recvmsg copies a message's packets into
-# its buffers in batches of copy_batch bytes while the rest arrives. Echo
-# RPCs must arrive byte for byte with batches of every size (0: whole
-# messages only; 1: every packet), for shared and private RPCs, with
-# packet loss and with several RPCs at once; the copy_early counters must
-# rise only when batches are on; nothing may be left behind.
+# its buffers in batches of copy_batch bytes (at least two packets) while
+# the rest arrives. Echo RPCs must arrive byte for byte with batches of
+# every size (0: whole messages only; 1: the smallest, two packets), for
+# shared and private RPCs, with packet loss and with several RPCs at once;
+# the copy_early counters must rise only when batches are on; nothing may
+# be left behind.
 #
 #   [cp1] veth1 10.6.0.1 fd06::1 ---- veth2 10.6.0.2 fd06::2 [cp2]
 # shellcheck source=test/vm/lib.sh
