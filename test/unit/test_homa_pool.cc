@@ -762,8 +762,9 @@ TEST(homa_pool, homa_pool_copy_due__two_packets_at_least)
 	EXPECT_TRUE(homa_pool_copy_due(40000, 400000, 32768, 10000));
 	/* A batch larger than two packets stays as configured. */
 	EXPECT_FALSE(homa_pool_copy_due(130000, 400000, 200000, 65000));
-	/* The largest packet seen, not the last, sets the floor. */
-	EXPECT_FALSE(homa_pool_copy_due(100000, 400000, 32768, 65535));
+	/* Just under two of the largest packets: wait. */
+	EXPECT_FALSE(homa_pool_copy_due(131069, 400000, 32768, 65535));
+	EXPECT_TRUE(homa_pool_copy_due(131070, 400000, 32768, 65535));
 	/* No overflow at the largest values. */
 	EXPECT_FALSE(homa_pool_copy_due(0xffffffffU, 1, 1, 0xffffffffU));
 	EXPECT_TRUE(homa_pool_copy_due(0xffffffffU, 1, 1, 0x7fffffffU));
