@@ -730,44 +730,53 @@ TEST(homa_pool, homa_pool_bpages_needed__lengths)
 
 /* ---- homa_pool_copy_due -------------------------------------------------- */
 
+/*
+ * The batch is the configured copy_batch, but at least two of the
+ * message's largest packets: one 64 KB packet alone does not make a batch
+ * of 32 KB, two do.
+ */
 TEST(homa_pool, homa_pool_copy_due__cases)
 {
-	/* A batch of an incomplete message: copy it early. */
-	EXPECT_TRUE(homa_pool_copy_due(32768, 1, 32768, 1500));
-	EXPECT_TRUE(homa_pool_copy_due(50000, 400000, 32768, 10000));
-	/* Less than a batch: wait for more. */
-	EXPECT_FALSE(homa_pool_copy_due(32767, 400000, 32768, 1500));
-	EXPECT_FALSE(homa_pool_copy_due(0, 400000, 32768, 0));
-	/* A complete message goes whole to the recvmsg that takes it. */
-	EXPECT_FALSE(homa_pool_copy_due(500000, 0, 32768, 10000));
-	/* copy_batch 0: never early, whatever the packets. */
-	EXPECT_FALSE(homa_pool_copy_due(500000, 1, 0, 1500));
-	/* A batch of one byte: any packet once two of them are there. */
-	EXPECT_TRUE(homa_pool_copy_due(1, 1, 1, 0));
-	EXPECT_FALSE(homa_pool_copy_due(1400, 1, 1, 1400));
-	EXPECT_TRUE(homa_pool_copy_due(2800, 1, 1, 1400));
-}
+	const struct {
+		const char *why;
+		uint32_t queued, remaining, batch, pkt_max;
+		bool want;
+	} cases[] = {
+		{ "a batch of an incomplete message", 32768, 1, 32768, 1500,
+		  true },
+		{ "more than a batch", 50000, 400000, 32768, 10000, true },
+		{ "a byte short of a batch", 32767, 400000, 32768, 1500,
+		  false },
+		{ "nothing queued", 0, 400000, 32768, 0, false },
+		{ "complete: recvmsg takes it whole", 500000, 0, 32768, 10000,
+		  false },
+		{ "copy_batch 0: never early", 500000, 1, 0, 1500, false },
+		{ "batch 1, no packet size yet", 1, 1, 1, 0, true },
+		{ "batch 1, one packet", 1400, 1, 1, 1400, false },
+		{ "batch 1, two packets", 2800, 1, 1, 1400, true },
+		{ "one 64 KB packet", 65000, 400000, 32768, 65000, false },
+		{ "a byte short of two 64 KB packets", 129999, 400000, 32768,
+		  65000, false },
+		{ "two 64 KB packets", 130000, 400000, 32768, 65000, true },
+		{ "small packets: the batch decides (under)", 30000, 400000,
+		  32768, 10000, false },
+		{ "small packets: the batch decides (over)", 40000, 400000,
+		  32768, 10000, true },
+		{ "a batch larger than two packets stays", 130000, 400000,
+		  200000, 65000, false },
+		{ "a byte short of two 65535-byte packets", 131069, 400000,
+		  32768, 65535, false },
+		{ "two 65535-byte packets", 131070, 400000, 32768, 65535,
+		  true },
+		{ "no overflow: twice 0xffffffff", 0xffffffffU, 1, 1,
+		  0xffffffffU, false },
+		{ "no overflow: twice 0x7fffffff", 0xffffffffU, 1, 1,
+		  0x7fffffffU, true },
+	};
 
-/*
- * The batch is at least two of the message's largest packets: one 64 KB
- * packet alone does not make a batch of 32 KB, two do.
- */
-TEST(homa_pool, homa_pool_copy_due__two_packets_at_least)
-{
-	EXPECT_FALSE(homa_pool_copy_due(65000, 400000, 32768, 65000));
-	EXPECT_FALSE(homa_pool_copy_due(129999, 400000, 32768, 65000));
-	EXPECT_TRUE(homa_pool_copy_due(130000, 400000, 32768, 65000));
-	/* Small packets: the configured batch decides. */
-	EXPECT_FALSE(homa_pool_copy_due(30000, 400000, 32768, 10000));
-	EXPECT_TRUE(homa_pool_copy_due(40000, 400000, 32768, 10000));
-	/* A batch larger than two packets stays as configured. */
-	EXPECT_FALSE(homa_pool_copy_due(130000, 400000, 200000, 65000));
-	/* Just under two of the largest packets: wait. */
-	EXPECT_FALSE(homa_pool_copy_due(131069, 400000, 32768, 65535));
-	EXPECT_TRUE(homa_pool_copy_due(131070, 400000, 32768, 65535));
-	/* No overflow at the largest values. */
-	EXPECT_FALSE(homa_pool_copy_due(0xffffffffU, 1, 1, 0xffffffffU));
-	EXPECT_TRUE(homa_pool_copy_due(0xffffffffU, 1, 1, 0x7fffffffU));
+	for (const auto &c : cases)
+		EXPECT_EQ(homa_pool_copy_due(c.queued, c.remaining, c.batch,
+					     c.pkt_max), c.want) << c.why;
 }
 
 /* ---- homa_pool_share_ok ------------------------------------------------- */
