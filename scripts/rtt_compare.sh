@@ -71,11 +71,9 @@ if [ "${4:-}" = "--inside" ]; then
 fi
 
 case ${RTT_CLOCK:=tsc} in
-tsc) VM_APPEND="clocksource=tsc tsc=reliable ${VM_APPEND:-}" ;;
-hpet) ;;
+tsc | hpet) export VM_CLOCK=$RTT_CLOCK ;;
 *) echo "rtt: RTT_CLOCK is tsc or hpet" >&2; exit 2 ;;
 esac
-export VM_APPEND
 
 mkdir -p "$TOP/test/vm/build"
 gcc -Wall -Wextra -Werror -O2 -I"$TOP" -o "$TOP/test/vm/build/homa_test" \

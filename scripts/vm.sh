@@ -20,15 +20,17 @@
 #                 built for): /boot/vmlinuz-$KVER
 #   VM_KERNEL     a kernel image to boot instead (e.g. a debug kernel)
 #   VM_MEMORY     the VM's memory (default 2G)
-#   VM_APPEND     extra kernel command-line options (words, e.g.
-#                 "clocksource=tsc tsc=reliable": the TSC instead of the
-#                 emulated HPET as the guest's clock; util/README-bench.md)
+#   VM_APPEND     extra kernel command-line options (words)
+#   VM_CLOCK      the guest's clock: hpet (default; what the guest picks
+#                 under emulation) or tsc (adds "clocksource=tsc
+#                 tsc=reliable", the clock real hosts read;
+#                 util/README-bench.md, "The VM's clock")
 #   HOMA_VM_LOCK  the lock that keeps one VM at a time on this machine
 #                 (default /tmp/homa-vm.lock); a second launcher waits
 #
 # Its own messages ("waiting for the VM lock", "booting ...") go to
 # standard error. Exit status: the command's as vng reports it, 124 on
-# timeout, 1 when the kernel image is missing.
+# timeout, 1 when the kernel image is missing, 2 for a bad VM_CLOCK.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -89,7 +91,12 @@ if ! flock -n 9; then
 	flock 9
 fi
 echo "vm: booting $kernel under emulation (about 30 s)" >&2
-for opt in ${VM_APPEND:-}; do
+case ${VM_CLOCK:-hpet} in
+hpet) clock_opts= ;;
+tsc) clock_opts="clocksource=tsc tsc=reliable" ;;
+*) echo "vm: VM_CLOCK is hpet or tsc, not $VM_CLOCK" >&2; exit 2 ;;
+esac
+for opt in $clock_opts ${VM_APPEND:-}; do
 	vng_args+=(--append "$opt")
 done
 cmd=(vng --run "$kernel" --disable-kvm --memory "${VM_MEMORY:-2G}"
