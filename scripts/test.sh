@@ -5,9 +5,9 @@
 # longer), the homa-dkms package in a chroot, VM tests on bookworm's kernel
 # (6.1, with the emulated HPET as the guest's clock) and on the newest one
 # (scripts/kernels.sh; make test-kernels runs them on all) with the TSC,
-# so that each clock runs the suite once. Each suite ends with "<suite>: N passed, N failed"; this
-# script sums them into one closing line "N passed, N failed" and fails if
-# any suite failed or said nothing.
+# so that each clock runs the suite once. Each suite ends with "<suite>: N
+# passed, N failed"; this script sums them into one closing line "N
+# passed, N failed" and fails if any suite failed or said nothing.
 # Usage: scripts/test.sh   (make test)
 set -uo pipefail
 

@@ -84,6 +84,12 @@ if [ ! -f "$kernel" ]; then
 fi
 export PATH="$TOP/.tools/venv/bin:$PATH"
 
+case ${VM_CLOCK:-hpet} in
+hpet) clock_opts= ;;
+tsc) clock_opts="clocksource=tsc tsc=reliable" ;;
+*) echo "vm: VM_CLOCK is hpet or tsc, not $VM_CLOCK" >&2; exit 2 ;;
+esac
+
 # One VM at a time on this machine (2 CPUs): wait for the others.
 exec 9> "${HOMA_VM_LOCK:-/tmp/homa-vm.lock}"
 if ! flock -n 9; then
@@ -91,11 +97,6 @@ if ! flock -n 9; then
 	flock 9
 fi
 echo "vm: booting $kernel under emulation (about 30 s)" >&2
-case ${VM_CLOCK:-hpet} in
-hpet) clock_opts= ;;
-tsc) clock_opts="clocksource=tsc tsc=reliable" ;;
-*) echo "vm: VM_CLOCK is hpet or tsc, not $VM_CLOCK" >&2; exit 2 ;;
-esac
 for opt in $clock_opts ${VM_APPEND:-}; do
 	vng_args+=(--append "$opt")
 done

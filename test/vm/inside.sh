@@ -36,7 +36,8 @@ leaks_found > /dev/null || true
 
 echo "KTAP version 1"
 echo "1..${#tests[@]}"
-# The clock every timed figure below was read with (run.sh's VM_CLOCK).
+# The guest's clock, which times every figure below (scripts/vm.sh's
+# VM_CLOCK).
 echo "# clocksource: $(cat \
 	/sys/devices/system/clocksource/clocksource0/current_clocksource \
 	2>/dev/null || echo unknown)"
