@@ -863,14 +863,14 @@ class ClockTest(unittest.TestCase):
     """--clock: the VM's kernel command line, and the clocksource a run
     records."""
 
-    def test_vm_append(self):
-        self.assertEqual(vm.vm_append('tsc', {}),
-                         'clocksource=tsc tsc=reliable')
-        self.assertEqual(vm.vm_append('hpet', {}), '')
-        self.assertEqual(vm.vm_append('hpet', {'VM_APPEND': ' a  b '}),
-                         'a b')
-        self.assertEqual(vm.vm_append('tsc', {'VM_APPEND': 'quiet'}),
-                         'clocksource=tsc tsc=reliable quiet')
+    def test_vm_env(self):
+        env = vm.vm_env('tsc', {})
+        self.assertEqual(env['VM_CLOCK'], 'tsc')
+        self.assertEqual(env['PYTHONUNBUFFERED'], '1')
+        self.assertNotIn('VM_APPEND', env)
+        env = vm.vm_env('hpet', {'VM_APPEND': 'quiet', 'VM_CLOCK': 'tsc'})
+        self.assertEqual(env['VM_CLOCK'], 'hpet')
+        self.assertEqual(env['VM_APPEND'], 'quiet')
 
     def test_options(self):
         self.assertIsNone(options.parse_args([]).clock)

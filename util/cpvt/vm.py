@@ -11,17 +11,12 @@ import sys
 from .common import CP_NODE, DRIVER, TOP, VM_SH, log
 
 
-# The kernel command line that makes the VM's kernel use the TSC: under
-# emulation it otherwise finds the TSCs unsynchronized and reads the
-# emulated HPET (util/README-bench.md, "The VM's clock").
-TSC_APPEND = 'clocksource=tsc tsc=reliable'
-
-
-def vm_append(clock, env):
-    """VM_APPEND for scripts/vm.sh: the words CLOCK ('tsc' or 'hpet')
-    needs, then those already in ENV's VM_APPEND."""
-    words = TSC_APPEND.split() if clock == 'tsc' else []
-    return ' '.join(words + env.get('VM_APPEND', '').split())
+def vm_env(clock, env):
+    """The environment for scripts/vm.sh: ENV with VM_CLOCK set to CLOCK
+    ('tsc' or 'hpet'; vm.sh turns it into the kernel's command line, see
+    util/README-bench.md, "The VM's clock") and Python's output
+    unbuffered. ENV's VM_APPEND passes through as it is."""
+    return dict(env, PYTHONUNBUFFERED='1', VM_CLOCK=clock)
 
 
 def boot_vm(outdir, argv, clock='tsc'):
@@ -36,8 +31,7 @@ def boot_vm(outdir, argv, clock='tsc'):
     inner = [sys.executable, DRIVER, '--inside', outdir] + argv
     log('cp_vs_tcp: raw data in %s' % outdir)
     cmd = [VM_SH, '--rwdir', outdir, '--'] + inner
-    env = dict(os.environ, PYTHONUNBUFFERED='1')
-    env['VM_APPEND'] = vm_append(clock, os.environ)
+    env = vm_env(clock, os.environ)
     with open(os.path.join(outdir, 'vm.log'), 'w') as vlog:
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, text=True, env=env,
