@@ -95,6 +95,11 @@ const struct homa_param homa_params[] = {
 	HOMA_PARAM(pacer_rx_help, 0, 0, 1),
 	HOMA_PARAM(throttle_min_bytes, 1000, 0, HOMA_MAX_MESSAGE_LENGTH),
 	HOMA_PARAM(pacer_held_max_kb, 128, 0, 1000000),
+	/*
+	 * It binds only below about 500 Mbit/s (128 KB in 2 ms), where a
+	 * wrong link_mbps would otherwise leave pacer_held_max_kb queued.
+	 */
+	HOMA_PARAM(pacer_drain_queue_us, 2000, 0, 1000000),
 	HOMA_PARAM(rtt_adaptive, 1, 0, 1),
 	HOMA_PARAM(rtt_window_min, 10000, 0, HOMA_MAX_MESSAGE_LENGTH),
 	HOMA_PARAM(rtt_window_measured, 1, 0, 1),

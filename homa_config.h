@@ -218,6 +218,13 @@ struct homa_config {
 	 */
 	int pacer_held_max_kb;
 
+	/**
+	 * @pacer_drain_queue_us: while the held count binds, the pacer
+	 * learns the rate at which the host's DATA drains and holds at most
+	 * this long a queue at that rate (0: it keeps pacer_held_max_kb).
+	 */
+	int pacer_drain_queue_us;
+
 	/** @rtt_adaptive: 0 turns off RTT-based scheduled windows. */
 	int rtt_adaptive;
 

@@ -334,6 +334,15 @@ struct homa_pacer {
 	u32 held_max;
 
 	/**
+	 * @drain: the rate the host's DATA drains at, as learned (under
+	 * @lock).
+	 */
+	struct homa_pace_drain drain;
+
+	/** @drain_kbps: the rate last put in metric pacer_drain_kbps. */
+	u64 drain_kbps;
+
+	/**
 	 * @held_until: jiffies until which the pacer counts as having
 	 * waited for @host lately (homa_pacer_held_lately()); 0: never.
 	 */
@@ -977,6 +986,7 @@ static inline void homa_pace_params_read(struct homa_net *hnet,
 	p->throttle_min_bytes = homa_cfg(hnet, throttle_min_bytes);
 	p->held_max = homa_cfg(hnet, pacer_held_max_kb) *
 		      (1024 / HOMA_PACE_HELD_UNIT);
+	p->drain_queue_ns = homa_cfg(hnet, pacer_drain_queue_us) * 1000U;
 }
 
 /* Room for link and IP headers in front of a Homa header. */

@@ -20,6 +20,7 @@ void homa_xmit_account(struct homa_net *hnet, u32 bytes);
 struct homa_txhost *homa_txhost_new(void);
 void homa_txhost_put(struct homa_txhost *h);
 u32 homa_txhost_held(struct homa_txhost *h);
+u64 homa_txhost_drained(struct homa_txhost *h, u32 *empties);
 void homa_txhost_wait(struct homa_txhost *h, u32 limit, long timeout);
 struct homa_txtrack *homa_txtrack_new(struct homa_txhost *host);
 void homa_txtrack_put(struct homa_txtrack *t);

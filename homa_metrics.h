@@ -89,9 +89,14 @@
  * @HOMA_M_tx_held_max_bytes: most DATA the host held (handed to IP,
  *	not yet let go of) when the pacer looked.
  * @HOMA_M_pacer_held_waits: times the pacer thread waited because the
- *	host held pacer_held_max_kb of DATA.
+ *	host held pacer_held_max_kb of DATA (or the lower limit
+ *	pacer_drain_queue_us sets).
  * @HOMA_M_pacer_held_ns: time (ns) the pacer thread waited because the
  *	host held as much DATA as pacer_held_max_kb allows.
+ * @HOMA_M_pacer_drain_samples: samples of the rate at which the host's
+ *	DATA drains, taken while the held count bound the pacer.
+ * @HOMA_M_pacer_drain_kbps: the drain rate the pacer learned last
+ *	(Kbit/s; a value, not a count: each sample adds the difference).
  * @HOMA_M_pacer_rx_helps: times a received packet found the NIC queue
  *	drained while messages waited for the pacer, and stepped it.
  * @HOMA_M_pacer_late_ns: time (ns) the NIC queue was empty by the
@@ -231,6 +236,8 @@ enum homa_metric {
 	HOMA_M_tx_held_max_bytes,
 	HOMA_M_pacer_held_waits,
 	HOMA_M_pacer_held_ns,
+	HOMA_M_pacer_drain_samples,
+	HOMA_M_pacer_drain_kbps,
 	HOMA_M_pacer_rx_helps,
 	HOMA_M_pacer_late_ns,
 	HOMA_M_pacer_sleeps,

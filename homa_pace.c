@@ -12,6 +12,10 @@
  * of: struct homa_txhost), and a paced packet waits while that count is
  * at pacer_held_max_kb, whatever the estimate says: a wrong link_mbps, or a
  * slower queue in the host than the link, cannot fill the host's queues.
+ * While that count binds, the pacer also learns the rate at which the
+ * host's DATA drains, and lowers the limit to a short queue at that rate
+ * (homa_pace_drain_limit()), so that a wrong link_mbps leaves no more
+ * queue in the host than pacer_drain_queue_us.
  */
 
 #include "homa_pace.h"
@@ -375,4 +379,77 @@ u64 homa_pace_lead(u64 lead, u64 late, u64 max)
 	else
 		lead -= div_u64(lead - late, HOMA_PACE_LEAD_DECAY);
 	return lead < max ? lead : max;
+}
+
+/**
+ * homa_pace_drain_full() - The pacer found the host holding as much DATA
+ * as it may: the end of one sample of the drain rate, and the start of
+ * the next.
+ * @d: what the pacer has learned.
+ * @now: the current time (ns).
+ * @freed: the host's count of units let go of, ever.
+ * @empties: the host's count of times its held count fell to nothing.
+ *
+ * A sample counts the units let go of since the stretch began, if the
+ * host never ran dry meanwhile (@empties has not moved: the link then
+ * waited for the pacer, and the rate would read low), at least
+ * HOMA_PACE_DRAIN_MIN_UNITS went and HOMA_PACE_DRAIN_MIN_NS passed (so a
+ * packet more or less counts little), and no more than
+ * HOMA_PACE_DRAIN_MAX_NS passed. A fresh rate moves a quarter of the way
+ * to each sample; a stale one is replaced.
+ *
+ * Return: 1 if a sample moved the rate, else 0.
+ */
+int homa_pace_drain_full(struct homa_pace_drain *d, u64 now, u64 freed,
+			 u32 empties)
+{
+	u64 elapsed = now - d->start, sample;
+
+	if (!d->start || empties != d->empties0 || freed < d->freed0 ||
+	    elapsed > HOMA_PACE_DRAIN_MAX_NS) {
+		d->start = now;
+		d->freed0 = freed;
+		d->empties0 = empties;
+		return 0;
+	}
+	if (freed - d->freed0 < HOMA_PACE_DRAIN_MIN_UNITS ||
+	    elapsed < HOMA_PACE_DRAIN_MIN_NS)
+		return 0;
+	sample = div64_u64((freed - d->freed0) * 1000000000ULL, elapsed);
+	if (d->rate && now - d->learned <= HOMA_PACE_DRAIN_FRESH_NS)
+		d->rate = (3 * d->rate + sample) / 4;
+	else
+		d->rate = sample;
+	d->learned = now;
+	d->start = now;
+	d->freed0 = freed;
+	return 1;
+}
+
+/**
+ * homa_pace_drain_limit() - How much DATA the host may hold now.
+ * @d: what the pacer has learned of the drain rate.
+ * @p: the configuration (@held_max, @drain_queue_ns).
+ * @now: the current time (ns).
+ *
+ * With a fresh rate, the limit is what drains in @p->drain_queue_ns, at
+ * least HOMA_PACE_DRAIN_FLOOR_UNITS and at most @p->held_max: a link
+ * slower than link_mbps then queues about that long in the host rather
+ * than @p->held_max. A link fast enough to drain @p->held_max within
+ * that time is not held back more than before.
+ *
+ * Return: the limit in HOMA_PACE_HELD_UNIT units (0: none).
+ */
+u32 homa_pace_drain_limit(const struct homa_pace_drain *d,
+			  const struct homa_pace_params *p, u64 now)
+{
+	u64 limit;
+
+	if (!p->held_max || !p->drain_queue_ns || !d->rate ||
+	    now - d->learned > HOMA_PACE_DRAIN_FRESH_NS)
+		return p->held_max;
+	limit = div64_u64(d->rate * p->drain_queue_ns, 1000000000ULL);
+	if (limit < HOMA_PACE_DRAIN_FLOOR_UNITS)
+		limit = HOMA_PACE_DRAIN_FLOOR_UNITS;
+	return limit < p->held_max ? limit : p->held_max;
 }

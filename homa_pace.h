@@ -41,6 +41,25 @@
 #define HOMA_PACE_HELD_UNIT 256
 #define HOMA_PACE_HELD_WEIGHT_MAX 255
 
+/*
+ * While the held count binds, the pacer learns the rate at which the
+ * host's DATA drains (struct homa_pace_drain): a sample needs at least
+ * this many units let go of and HOMA_PACE_DRAIN_MIN_NS, in a stretch no
+ * longer than HOMA_PACE_DRAIN_MAX_NS; a rate older than
+ * HOMA_PACE_DRAIN_FRESH_NS is forgotten.
+ */
+#define HOMA_PACE_DRAIN_MIN_UNITS 256
+#define HOMA_PACE_DRAIN_MIN_NS 1000000ULL
+#define HOMA_PACE_DRAIN_MAX_NS 1000000000ULL
+#define HOMA_PACE_DRAIN_FRESH_NS 1000000000ULL
+
+/*
+ * The least the learned limit goes down to (HOMA_PACE_HELD_UNIT units):
+ * two packets of HOMA_PACE_PKT_FLOOR bytes, so that one waits while the
+ * other drains and the pacer has a packet's time to wake.
+ */
+#define HOMA_PACE_DRAIN_FLOOR_UNITS 80
+
 /* A suggested throttle_min_bytes: shorter messages skip the pacer. */
 #define HOMA_PACE_DEFAULT_THROTTLE_MIN 1000
 
@@ -72,6 +91,13 @@ struct homa_pace_params {
 	 * waits, whatever the estimate says; 0: no such limit.
 	 */
 	u32 held_max;
+
+	/**
+	 * @drain_queue_ns: while the held count binds, the host holds at
+	 * most this long a queue at the rate it drains (struct
+	 * homa_pace_drain), if that is less than @held_max; 0: never.
+	 */
+	u32 drain_queue_ns;
 };
 
 /**
@@ -97,6 +123,31 @@ struct homa_pace_state {
 	 * caller last read it before a decision; the caller keeps it.
 	 */
 	u32 held;
+};
+
+/**
+ * struct homa_pace_drain - what the pacer learns of the rate at which the
+ * host's DATA leaves it, while the held count binds. Then the host's
+ * queue never runs dry (the pacer refills it as copies are let go of),
+ * so the copies let go of over such a stretch measure the rate the link
+ * gives Homa, whatever link_mbps says. Kept by the caller under its
+ * pacer lock.
+ */
+struct homa_pace_drain {
+	/** @start: when the current stretch began (ns); 0: none. */
+	u64 start;
+
+	/** @freed0: the host's let-go count (units) at @start. */
+	u64 freed0;
+
+	/** @empties0: the host's count of times it held nothing, at @start. */
+	u32 empties0;
+
+	/** @rate: the drain rate learned (units per second); 0: none. */
+	u64 rate;
+
+	/** @learned: when @rate was last updated (ns). */
+	u64 learned;
 };
 
 /**
@@ -144,5 +195,9 @@ u32 homa_pace_pkt_bytes(u32 payload, u32 segs, u32 hdr_bytes);
 u32 homa_pace_pkt_max(const struct homa_pace_params *p, u32 max_gso);
 u32 homa_pace_pkt_held(u32 pkt, int held_lately);
 u64 homa_pace_lead(u64 lead, u64 late, u64 max);
+int homa_pace_drain_full(struct homa_pace_drain *d, u64 now, u64 freed,
+			 u32 empties);
+u32 homa_pace_drain_limit(const struct homa_pace_drain *d,
+			  const struct homa_pace_params *p, u64 now);
 
 #endif /* _HOMA_PACE_H */

@@ -23,7 +23,9 @@
  * pacer also holds paced packets back while the host holds
  * pacer_held_max_kb of DATA (homa_pace_held_full(); struct homa_txhost
  * counts it), and the thread then sleeps until a copy let go of makes
- * room.
+ * room. While that limit binds, the copies let go of measure the rate at
+ * which the host's DATA drains, and the limit falls to a queue of
+ * pacer_drain_queue_us at that rate (homa_pace_drain_limit()).
  * The file also keeps the sender's adaptive unscheduled window, which
  * depends on how much the pacer holds back (homa_rtt.c decides).
  */
@@ -104,6 +106,40 @@ static u32 homa_pacer_payload(struct sk_buff *skb)
 	return skb->len - sizeof(struct homa_data_hdr);
 }
 
+/*
+ * Set @p's held_max to the most DATA the host may hold now: the limit
+ * pacer_held_max_kb sets, or less while the pacer knows the rate at which
+ * the host's DATA drains (homa_pace_drain_limit()).
+ */
+static void __homa_pacer_held_limit(struct homa_net *hnet,
+				    struct homa_pace_params *p, u64 now)
+{
+	lockdep_assert_held(&hnet->pacer.lock);
+	p->held_max = homa_pace_drain_limit(&hnet->pacer.drain, p, now);
+}
+
+/*
+ * The host holds as much DATA as it may: one end of a sample of the rate
+ * at which its DATA drains (homa_pace_drain_full()), and metric
+ * pacer_drain_kbps follows the rate learned.
+ */
+static void __homa_pacer_drain_full(struct homa_net *hnet, u64 now)
+{
+	struct homa_pacer *pacer = &hnet->pacer;
+	u64 freed, kbps;
+	u32 empties;
+
+	lockdep_assert_held(&pacer->lock);
+	freed = homa_txhost_drained(pacer->host, &empties);
+	if (!homa_pace_drain_full(&pacer->drain, now, freed, empties))
+		return;
+	homa_metric_inc(hnet, HOMA_M_pacer_drain_samples);
+	kbps = div_u64(pacer->drain.rate * HOMA_PACE_HELD_UNIT * 8, 1000);
+	homa_metric_add(hnet, HOMA_M_pacer_drain_kbps,
+			(s64)(kbps - pacer->drain_kbps));
+	pacer->drain_kbps = kbps;
+}
+
 /* Put @rpc on the pacer's lists in SRPT and in FIFO order. */
 static void __homa_pacer_insert(struct homa_pacer *pacer,
 				struct homa_rpc *rpc)
@@ -178,6 +214,7 @@ bool homa_pacer_admit(struct homa_rpc *rpc, const struct homa_msgout_peek *pk)
 	spin_lock(&pacer->lock);
 	now = homa_clock_ns();
 	__homa_pacer_read_held(hnet);
+	__homa_pacer_held_limit(hnet, &p, now);
 	throttled = !list_empty(&pacer->srpt);
 	if (!homa_pacer_enabled(hnet))
 		homa_pace_sent(&pacer->state, &p, now, bytes);
@@ -353,10 +390,12 @@ static u64 homa_pacer_step(struct homa_net *hnet, u64 *wake_at, u32 *held)
 	spin_lock(&pacer->lock);
 	now = homa_clock_ns();
 	__homa_pacer_read_held(hnet);
+	__homa_pacer_held_limit(hnet, &p, now);
 	__homa_pacer_lead(hnet, &p, now, wake_at);
 	if (homa_pacer_enabled(hnet)) {
 		wait = homa_pace_wait_ns(&pacer->state, &p, now);
 		if (!wait && homa_pace_held_full(&pacer->state, &p)) {
+			__homa_pacer_drain_full(hnet, now);
 			*held = p.held_max;
 			wait = HOMA_PACER_RETRY_NS;
 			WRITE_ONCE(pacer->held_until,
@@ -569,6 +608,8 @@ int homa_pacer_net_init(struct homa_net *hnet)
 	homa_rtt_unsched_init(&pacer->unsched, hnet->config.unsched_bytes);
 	init_waitqueue_head(&pacer->wait);
 	pacer->held_max = 0;
+	memset(&pacer->drain, 0, sizeof(pacer->drain));
+	pacer->drain_kbps = 0;
 	pacer->host = homa_txhost_new();
 	pacer->thread = kthread_run(homa_pacer_main, hnet, "homa_pacer/%u",
 				    hnet->net->ns.inum);

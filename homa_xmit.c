@@ -31,6 +31,12 @@ struct homa_txhost {
 	/** @held: the count. */
 	atomic_t held;
 
+	/** @freed: units let go of, ever (the drain the pacer learns). */
+	atomic_long_t freed;
+
+	/** @empties: times a copy let go of left the count at nothing. */
+	atomic_t empties;
+
 	/**
 	 * @limit: the pacer's limit when it last waited for room (0:
 	 * it never did); a copy let go of wakes @wait as the count falls
@@ -94,6 +100,8 @@ struct homa_txhost *homa_txhost_new(void)
 		return NULL;
 	refcount_set(&h->refs, 1);
 	atomic_set(&h->held, 0);
+	atomic_long_set(&h->freed, 0);
+	atomic_set(&h->empties, 0);
 	atomic_set(&h->limit, 0);
 	init_waitqueue_head(&h->wait);
 	return h;
@@ -120,6 +128,19 @@ u32 homa_txhost_held(struct homa_txhost *h)
 	int held = h ? atomic_read(&h->held) : 0;
 
 	return held > 0 ? held : 0;
+}
+
+/**
+ * homa_txhost_drained() - How much DATA the host has let go of, ever.
+ * @h: the host's count, or NULL.
+ * @empties: set to the times the host's count fell to nothing.
+ *
+ * Return: HOMA_PACE_HELD_UNIT units; 0 without a count.
+ */
+u64 homa_txhost_drained(struct homa_txhost *h, u32 *empties)
+{
+	*empties = h ? atomic_read(&h->empties) : 0;
+	return h ? atomic_long_read(&h->freed) : 0;
 }
 
 /**
@@ -211,6 +232,9 @@ static void homa_txtrack_done(struct sk_buff *skb, int i)
 	h = t->host;
 	if (h && weight) {
 		held = atomic_sub_return(weight, &h->held);
+		atomic_long_add(weight, &h->freed);
+		if (held <= 0)
+			atomic_inc(&h->empties);
 		limit = atomic_read(&h->limit);
 		if (held < (int)limit && held + (int)weight >= (int)limit)
 			wake_up(&h->wait);
@@ -267,7 +291,9 @@ void homa_txtrack_attach(struct sk_buff *skb, struct homa_txtrack *t,
  * homa_txtrack_copy() - A tracked packet is cut into segments (in
  * software: by a qdisc such as tbf, or for a device without GSO): each
  * segment is held as well, and counts its own length in the host's count;
- * the original is let go of when it is freed, just after.
+ * the original is let go of when it is freed, just after. What the
+ * original counted is taken off the host's total let go of now, so that
+ * the total counts the segments alone (the drain rate the pacer learns).
  * @from: the packet being segmented.
  * @segs: its segments, a list linked by ->next, none with a destructor;
  *        each one's length, here, is its payload.
@@ -286,6 +312,8 @@ void homa_txtrack_copy(struct sk_buff *from, struct sk_buff *segs)
 		if (!seg->destructor)
 			__homa_txtrack_attach(seg, t, resent,
 					      homa_pace_held_weight(seg->len));
+	if (t->host && weight)
+		atomic_long_sub(weight, &t->host->freed);
 }
 
 /**

@@ -92,6 +92,7 @@ const Expected kExpected[] = {
 	SCALAR(rtt_congestion_react, "rtt_congestion_react", 0),
 	SCALAR(sched_ip_priority, "sched_ip_priority", -1),
 	SCALAR(pacer_held_max_kb, "pacer_held_max_kb", 128),
+	SCALAR(pacer_drain_queue_us, "pacer_drain_queue_us", 2000),
 	/* Throughput (issue 12). */
 	SCALAR(pacer_rx_help, "pacer_rx_help", 0),
 	/* Bounded state (issue 15). */
@@ -662,6 +663,8 @@ TEST(homa_config_check, spec_ranges_from_spec)
 		{ "pacer_held_max_kb", -1 },
 		{ "rtt_window_measured", -1 },	{ "rtt_window_measured", 2 },
 		{ "pacer_held_max_kb", 1000001 },
+		{ "pacer_drain_queue_us", -1 },
+		{ "pacer_drain_queue_us", 1000001 },
 		{ "pacer_rx_help", -1 },	{ "pacer_rx_help", 2 },
 	};
 
