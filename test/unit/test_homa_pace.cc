@@ -542,11 +542,14 @@ TEST(homa_pace, homa_pace_drain_limit__values)
 	p.drain_queue_ns = 2000000;
 	/* Nothing learned: the configured limit. */
 	EXPECT_EQ(homa_pace_drain_limit(&d, &p, now), 512u);
-	/* 100000 units/s for 2 ms: 200 units. */
-	d.rate = 100000;
+	/* 200000 units/s for 2 ms: 400 units. */
+	d.rate = 200000;
 	d.learned = now - 1000;
-	EXPECT_EQ(homa_pace_drain_limit(&d, &p, now), 200u);
-	/* 16 Mbit/s (7812 units/s): 15 units, raised to the floor. */
+	EXPECT_EQ(homa_pace_drain_limit(&d, &p, now), 400u);
+	/* 100000 units/s for 2 ms: 200 units, raised to the floor. */
+	d.rate = 100000;
+	EXPECT_EQ(homa_pace_drain_limit(&d, &p, now), 256u);
+	/* 16 Mbit/s (7812 units/s): 15 units, also the floor. */
 	d.rate = 7812;
 	EXPECT_EQ(homa_pace_drain_limit(&d, &p, now),
 		  (uint32_t)HOMA_PACE_DRAIN_FLOOR_UNITS);
@@ -673,7 +676,7 @@ TEST(homa_pace, homa_pace_drain__slow_queue_model)
 	EXPECT_GT(r.samples, 10u);
 	/* Packets go whole, so the rate reads a little low or high. */
 	EXPECT_NEAR((double)r.rate, units16, units16 * 0.05);
-	/* The floor binds: at most one packet past 80 units, not 512. */
+	/* The floor binds: at most one packet past 256 units, not 512. */
 	EXPECT_LE(r.most, (uint32_t)HOMA_PACE_DRAIN_FLOOR_UNITS - 1 + 40);
 	EXPECT_EQ(r.idle_ns, 0u) << "the learned limit left the link idle";
 	/* Turned off: the configured limit binds, as before. */
@@ -686,12 +689,12 @@ TEST(homa_pace, homa_pace_drain__slow_queue_model)
 	EXPECT_LE(r.most, 390u + 40u + 8u);
 	EXPECT_GE(r.most, 390u - 8u);
 	/*
-	 * 100 Mbit/s, wake-ups up to 3 ms late, longer than the learned
-	 * queue (2 ms): the host runs dry, and those stretches are not
+	 * 100 Mbit/s, wake-ups up to 8 ms late, longer than the learned
+	 * queue (64 KB: 5.2 ms): the host runs dry, and those stretches are not
 	 * samples, so the rate does not read much low (3-8% over seeds, a
 	 * packet's rounding; 37% with the dry stretches counted).
 	 */
-	r = drain_model(100, 2000, 3000000, 3000, 100, seed);
+	r = drain_model(100, 2000, 8000000, 3000, 100, seed);
 	EXPECT_GT(r.samples, 5u);
 	EXPECT_GT(r.idle_ns, 0u);
 	EXPECT_GT((double)r.rate, 100e6 / 8 / 256 * 0.9);
