@@ -119,17 +119,20 @@ static void __homa_pacer_held_limit(struct homa_net *hnet,
 }
 
 /*
- * The host holds as much DATA as it may: one end of a sample of the rate
- * at which its DATA drains (homa_pace_drain_full()), and metric
- * pacer_drain_kbps follows the rate learned.
+ * The host holds as much DATA as it may: the pacer counts as having waited
+ * for it lately (homa_pacer_held_lately()), and this is one end of a
+ * sample of the rate at which its DATA drains (homa_pace_drain_full());
+ * metric pacer_drain_kbps follows the rate learned.
  */
-static void __homa_pacer_drain_full(struct homa_net *hnet, u64 now)
+static void __homa_pacer_held_full(struct homa_net *hnet, u64 now)
 {
 	struct homa_pacer *pacer = &hnet->pacer;
 	u64 freed, kbps;
 	u32 empties;
 
 	lockdep_assert_held(&pacer->lock);
+	WRITE_ONCE(pacer->held_until,
+		   jiffies + HOMA_PACER_HELD_LATELY_JIFFIES);
 	freed = homa_txhost_drained(pacer->host, &empties);
 	if (!homa_pace_drain_full(&pacer->drain, now, freed, empties))
 		return;
@@ -395,11 +398,9 @@ static u64 homa_pacer_step(struct homa_net *hnet, u64 *wake_at, u32 *held)
 	if (homa_pacer_enabled(hnet)) {
 		wait = homa_pace_wait_ns(&pacer->state, &p, now);
 		if (!wait && homa_pace_held_full(&pacer->state, &p)) {
-			__homa_pacer_drain_full(hnet, now);
+			__homa_pacer_held_full(hnet, now);
 			*held = p.held_max;
 			wait = HOMA_PACER_RETRY_NS;
-			WRITE_ONCE(pacer->held_until,
-				   jiffies + HOMA_PACER_HELD_LATELY_JIFFIES);
 		}
 	}
 	if (!wait)

@@ -535,44 +535,41 @@ TEST(homa_pace, homa_pace_drain_full__samples)
 TEST(homa_pace, homa_pace_drain_limit__values)
 {
 	const uint64_t now = 5000000000ull;
-	homa_pace_params p = params(25000, 25000);
-	homa_pace_drain d = {};
+	const uint32_t floor = HOMA_PACE_DRAIN_FLOOR_UNITS;
+	static const struct {
+		const char *what;
+		uint64_t rate;		/* units/s; 0: nothing learned */
+		uint64_t age;		/* ns since it was learned */
+		uint32_t held_max;
+		uint32_t queue_ns;
+		uint32_t limit;
+	} cases[] = {
+		{ "nothing learned", 0, 1000, 512, 2000000, 512 },
+		{ "200000/s for 2 ms", 200000, 1000, 512, 2000000, 400 },
+		{ "100000/s: 200, the floor", 100000, 1000, 512, 2000000, 256 },
+		{ "16 Mbit/s: 15, the floor", 7812, 1000, 512, 2000000, floor },
+		{ "fast: the configured limit", 48828125, 1000, 512, 2000000,
+		  512 },
+		{ "configured below the floor", 7812, 1000, 40, 2000000, 40 },
+		{ "off", 7812, 1000, 512, 0, 512 },
+		{ "no limit at all", 7812, 1000, 0, 2000000, 0 },
+		{ "stale", 7812, HOMA_PACE_DRAIN_FRESH_NS + 1, 512, 2000000,
+		  512 },
+		{ "just fresh", 7812, HOMA_PACE_DRAIN_FRESH_NS, 512, 2000000,
+		  floor },
+	};
 
-	p.held_max = 512;
-	p.drain_queue_ns = 2000000;
-	/* Nothing learned: the configured limit. */
-	EXPECT_EQ(homa_pace_drain_limit(&d, &p, now), 512u);
-	/* 200000 units/s for 2 ms: 400 units. */
-	d.rate = 200000;
-	d.learned = now - 1000;
-	EXPECT_EQ(homa_pace_drain_limit(&d, &p, now), 400u);
-	/* 100000 units/s for 2 ms: 200 units, raised to the floor. */
-	d.rate = 100000;
-	EXPECT_EQ(homa_pace_drain_limit(&d, &p, now), 256u);
-	/* 16 Mbit/s (7812 units/s): 15 units, also the floor. */
-	d.rate = 7812;
-	EXPECT_EQ(homa_pace_drain_limit(&d, &p, now),
-		  (uint32_t)HOMA_PACE_DRAIN_FLOOR_UNITS);
-	/* A fast link: never above the configured limit. */
-	d.rate = 48828125;
-	EXPECT_EQ(homa_pace_drain_limit(&d, &p, now), 512u);
-	/* A configured limit below the floor stays. */
-	d.rate = 7812;
-	p.held_max = 40;
-	EXPECT_EQ(homa_pace_drain_limit(&d, &p, now), 40u);
-	p.held_max = 512;
-	/* Off, no limit at all, or a stale rate: the configured limit. */
-	p.drain_queue_ns = 0;
-	EXPECT_EQ(homa_pace_drain_limit(&d, &p, now), 512u);
-	p.drain_queue_ns = 2000000;
-	p.held_max = 0;
-	EXPECT_EQ(homa_pace_drain_limit(&d, &p, now), 0u);
-	p.held_max = 512;
-	d.learned = now - HOMA_PACE_DRAIN_FRESH_NS - 1;
-	EXPECT_EQ(homa_pace_drain_limit(&d, &p, now), 512u);
-	d.learned = now - HOMA_PACE_DRAIN_FRESH_NS;
-	EXPECT_EQ(homa_pace_drain_limit(&d, &p, now),
-		  (uint32_t)HOMA_PACE_DRAIN_FLOOR_UNITS);
+	for (const auto &c : cases) {
+		homa_pace_params p = params(25000, 25000);
+		homa_pace_drain d = {};
+
+		d.rate = c.rate;
+		d.learned = now - c.age;
+		p.held_max = c.held_max;
+		p.drain_queue_ns = c.queue_ns;
+		EXPECT_EQ(homa_pace_drain_limit(&d, &p, now), c.limit)
+			<< c.what;
+	}
 }
 
 /*
