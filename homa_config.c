@@ -63,6 +63,8 @@ const struct homa_param homa_params[] = {
 	HOMA_PARAM(wmem_max, 100000000, 10000, HOMA_INT_MAX),
 	HOMA_PARAM(rmem_max, 100000000, 10000, HOMA_INT_MAX),
 	HOMA_PARAM(copy_batch, 32768, 0, HOMA_MAX_MESSAGE_LENGTH),
+	/* HOMA_TXPAGES_MAX pages of 32 KB. */
+	HOMA_PARAM(tx_page_cache_kb, 2048, 0, 8192),
 	HOMA_PARAM(peer_idle_secs, 60, 1, 86400),
 	HOMA_PARAM(dedup_ms, 2000, 0, 600000),
 	HOMA_PARAM(peer_rpc_limit, 5000, 0, 1000000),

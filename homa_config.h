@@ -127,6 +127,12 @@ struct homa_config {
 	 */
 	int copy_batch;
 
+	/**
+	 * @tx_page_cache_kb: most kilobytes of payload pages that freed
+	 * DATA packets leave for the next messages (homa_txpage.c); 0: none.
+	 */
+	int tx_page_cache_kb;
+
 	/** @peer_idle_secs: idle time after which an unused peer is freed. */
 	int peer_idle_secs;
 

@@ -17,8 +17,8 @@
  *      sent while it is held: decisions are collected, the lock dropped,
  *      then the GRANTs sent (holding the socket and the peer)
  *   5. homa_socktab.write_lock, homa_net.peer_lock, homa_peer.lock,
- *      homa_cutoffs.lock, homa_pacer.lock (leaf locks: never two of them
- *      at once)
+ *      homa_cutoffs.lock, homa_pacer.lock, homa_txpages.lock (leaf
+ *      locks: never two of them at once)
  *   6. the waitqueue lock of the host's held count (struct homa_txhost),
  *      taken by wake_up() in DATA copies' destructors wherever the stack
  *      frees a packet, under any of the above or the stack's own locks;
@@ -281,6 +281,28 @@ struct homa_peer {
 	u64 tx_scale_ns;
 };
 
+/* Most pages struct homa_txpages holds (with 32 KB pages, 8 MB). */
+#define HOMA_TXPAGES_MAX 256
+
+/**
+ * struct homa_txpages - a host's cache of payload pages that its freed
+ * DATA packets no longer need, for the next messages' bytes
+ * (homa_txpage.c).
+ */
+struct homa_txpages {
+	/** @lock: protects the fields below (a leaf lock). */
+	spinlock_t lock;
+
+	/** @count: pages in @pages (read without @lock as a hint). */
+	u32 count;
+
+	/** @bytes: the sizes of those pages, summed (tx_page_cache_kb). */
+	u64 bytes;
+
+	/** @pages: the cached pages, one reference each; a stack. */
+	struct page *pages[HOMA_TXPAGES_MAX];
+};
+
 /**
  * struct homa_pacer - a host's pacer (homa_pacer.c): its estimate of the
  * NIC queue and the outgoing messages that wait for room in it.
@@ -448,6 +470,9 @@ struct homa_net {
 
 	/** @pacer: the NIC queue limit on the host's output. */
 	struct homa_pacer pacer;
+
+	/** @txpages: payload pages for reuse by outgoing messages. */
+	struct homa_txpages txpages;
 };
 
 /**
@@ -950,6 +975,13 @@ struct homa_skb_cb {
 
 	/** @length: message bytes in the packet (received packets). */
 	u32 length;
+
+	/**
+	 * @tx_pages: a stored outgoing packet whose fragments are pages
+	 * homa_msgout_fill() filled: homa_txpages_keep() may take them back
+	 * when it is freed. Always false on received packets.
+	 */
+	bool tx_pages;
 };
 
 /**

@@ -332,6 +332,7 @@ static void homa_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 		homa_probe_progress(&rpc->probe);
 		homa_skb_cb(skb)->offset = pkt->data.offset;
 		homa_skb_cb(skb)->length = pkt->data.length;
+		homa_skb_cb(skb)->tx_pages = false;
 		__skb_queue_tail(&in->packets, skb);
 		in->queued += pkt->data.length;
 		if (pkt->data.length > in->pkt_max)

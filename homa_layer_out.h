@@ -30,6 +30,13 @@ void homa_txtrack_copy(struct sk_buff *from, struct sk_buff *segs);
 bool homa_txtrack_held(const struct homa_txtrack *t, bool first_only);
 void homa_txtrack_wait_all(void);
 
+/* homa_txpage.c: payload pages for reuse */
+void homa_txpages_init(struct homa_txpages *tp);
+void homa_txpages_exit(struct homa_net *hnet);
+void homa_txpages_keep(struct homa_net *hnet, struct sk_buff *skb);
+bool homa_txpages_refill(struct homa_net *hnet, struct page_frag *pfrag,
+			 u32 min);
+
 /* homa_peer.c: peers, routes, acks */
 void homa_peertab_init(struct homa_net *hnet);
 void homa_peertab_exit(struct homa_net *hnet);

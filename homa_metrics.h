@@ -49,6 +49,11 @@
  *	qdisc refused (an error or NET_XMIT_DROP from the hand-off).
  * @HOMA_M_data_resent: DATA packets sent again after a RESEND.
  * @HOMA_M_gso_segmented: large DATA packets cut into segments in software.
+ * @HOMA_M_tx_pages_kept: payload pages of freed DATA packets that the
+ *	host's page cache took (tx_page_cache_kb).
+ * @HOMA_M_tx_pages_reused: payload pages that sendmsg took from that
+ *	cache instead of allocating (and zeroing) new ones.
+ * @HOMA_M_tx_page_cache_bytes: bytes of pages in that cache now (gauge).
  * @HOMA_M_resends_sent: RESEND requests sent for missing data.
  * @HOMA_M_rpc_restarts: client RPCs restarted after RPC_UNKNOWN.
  * @HOMA_M_rpc_timeouts: RPCs that failed or ended after timeout_ticks.
@@ -197,6 +202,9 @@ enum homa_metric {
 	HOMA_M_tx_stack_drops,
 	HOMA_M_data_resent,
 	HOMA_M_gso_segmented,
+	HOMA_M_tx_pages_kept,
+	HOMA_M_tx_pages_reused,
+	HOMA_M_tx_page_cache_bytes,
 	HOMA_M_resends_sent,
 	HOMA_M_rpc_restarts,
 	HOMA_M_rpc_timeouts,

@@ -56,8 +56,9 @@ u32 homa_payload_max(struct homa_net *hnet, struct homa_peer *peer)
  * linear area) as page fragments, carved one after the other from the
  * task's page fragment (32 KB compound pages, as TCP's sendmsg uses them):
  * consecutive packets share pages, so no byte of a page is allocated (and
- * zeroed, with init_on_alloc) but to be filled. Returns 0, -ENOMEM or
- * -EFAULT.
+ * zeroed, with init_on_alloc) but to be filled, and a fragment that runs
+ * out takes a page that freed packets left (homa_txpage.c) before a new
+ * one. Returns 0, -ENOMEM or -EFAULT.
  */
 static int homa_fill_frags(struct sock *sk, struct sk_buff *skb,
 			   struct iov_iter *iter, u32 n)
@@ -68,6 +69,7 @@ static int homa_fill_frags(struct sock *sk, struct sk_buff *skb,
 		int i = skb_shinfo(skb)->nr_frags;
 		u32 len;
 
+		homa_txpages_refill(homa_sk(sk)->hnet, pfrag, 32U);
 		if (i >= MAX_SKB_FRAGS ||
 		    !skb_page_frag_refill(32U, pfrag, sk->sk_allocation))
 			return -ENOMEM;
@@ -109,6 +111,7 @@ static struct sk_buff *homa_msgout_pkt(struct sock *sk, struct iov_iter *iter,
 		if (copy_from_iter(skb_put(skb, n), n, iter) == n)
 			return skb;
 	} else {
+		homa_skb_cb(skb)->tx_pages = true;
 		err = homa_fill_frags(sk, skb, iter, n);
 		if (!err)
 			return skb;

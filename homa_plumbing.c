@@ -530,6 +530,7 @@ static int __net_init homa_net_init(struct net *net)
 	homa_peertab_init(hnet);
 	homa_grant_init(&hnet->grant);
 	homa_cutoffs_init(hnet);
+	homa_txpages_init(&hnet->txpages);
 	atomic64_set(&hnet->next_id, 0);
 	err = homa_metrics_net_init(hnet);
 	if (err)
@@ -564,6 +565,7 @@ static void __net_exit homa_net_exit(struct net *net)
 	/* Every socket is gone, so every message left the grant list. */
 	WARN_ON_ONCE(!RB_EMPTY_ROOT(&hnet->grant.rpcs.rb_root));
 	homa_pacer_net_exit(hnet);
+	homa_txpages_exit(hnet);
 	homa_peer_rtt_net_exit(hnet);
 	homa_peertab_exit(hnet);
 	homa_sysctl_net_exit(hnet);

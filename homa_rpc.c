@@ -345,10 +345,18 @@ void homa_rpc_free(struct homa_rpc *rpc)
 void homa_skbs_free(struct homa_net *hnet, struct sk_buff_head *list)
 {
 	u32 n = skb_queue_len(list);
+	struct sk_buff *skb;
 
 	if (!n)
 		return;
-	__skb_queue_purge(list);
+	/*
+	 * One at a time, in message order: a page that two packets share
+	 * is the second one's alone once the first is freed.
+	 */
+	while ((skb = __skb_dequeue(list))) {
+		homa_txpages_keep(hnet, skb);
+		kfree_skb(skb);
+	}
 	homa_metric_add(hnet, HOMA_M_skbs_live, -(s64)n);
 }
 

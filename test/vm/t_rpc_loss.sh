@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Echo RPCs survive packet loss: netem drops 1%, 5% and 20% of the packets
-# in both directions; every RPC completes with its bytes intact, and the
-# receivers' RESEND counters show that loss was repaired. Then packets are
+# in both directions; every RPC completes with its bytes intact (while
+# sendmsg reuses the pages of freed packets), and the receivers' RESEND
+# counters show that loss was repaired. Then packets are
 # also duplicated and reordered: the server must still execute each request
 # at most once (homa_test's server reports any request id it sees twice).
 #
@@ -38,6 +39,12 @@ for pct in 1 5 20; do
 	echo "# $pct% loss: $((after - before)) RESENDs sent"
 	check "$pct% loss: RESENDs sent" test "$after" -gt "$before"
 done
+# Retransmissions share the stored packets' pages: the bytes above were
+# checked while freed packets' pages were being reused.
+check "payload pages reused under loss (client)" \
+	test "$(metric loss1 tx_pages_reused)" -gt 0
+check "payload pages reused under loss (server)" \
+	test "$(metric loss2 tx_pages_reused)" -gt 0
 tc -n loss1 qdisc replace dev veth1 root netem loss 5% duplicate 20% \
 	delay 1ms reorder 70%
 tc -n loss2 qdisc replace dev veth2 root netem loss 5% duplicate 20% \

@@ -6,7 +6,8 @@
 # Message bytes beyond a few hundred sit in page fragments of the stored
 # packets: echoes across the linear/fragment boundary, over stored
 # packets of 1000 B to 64 KB (max_gso_size), and with scatter-gather off
-# (the stack must copy the fragments into one buffer) arrive intact.
+# (the stack must copy the fragments into one buffer) arrive intact, with
+# the pages of freed packets reused for later messages.
 #
 #   [off1] veth1 10.4.0.1 fd04::1 ---- veth2 10.4.0.2 fd04::2 [off2]
 # shellcheck source=test/vm/lib.sh
@@ -81,5 +82,18 @@ for size in 513 100000 1000000; do
 done
 check "IPv6 random sizes, scatter-gather off" in_ns off1 "$HOMA_TEST" \
 	client fd04::2 41 20 0 4
+
+# Every echo above was checked byte for byte while sendmsg took pages
+# that freed packets left (homa_txpage.c); with the cache off, none.
+for ns in off1 off2; do
+	check "$ns reused payload pages ($(metric "$ns" tx_pages_reused))" \
+		test "$(metric "$ns" tx_pages_reused)" -gt 0
+done
+homa_set tx_page_cache_kb=0 off1 off2
+kept=$(metric off1 tx_pages_kept)
+check "IPv4 echo 300000 B, page cache off" in_ns off1 "$HOMA_TEST" \
+	client 10.4.0.2 40 10 300000 2
+check_eq "no page kept with the cache off" "$(metric off1 tx_pages_kept)" \
+	"$kept"
 live_zero off1 off2
 finish
