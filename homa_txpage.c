@@ -25,7 +25,7 @@
 void homa_txpages_init(struct homa_txpages *tp)
 {
 	spin_lock_init(&tp->lock);
-	tp->count = 0;
+	WRITE_ONCE(tp->count, 0);
 	tp->bytes = 0;
 }
 
@@ -39,8 +39,9 @@ void homa_txpages_exit(struct homa_net *hnet)
 
 	spin_lock_bh(&tp->lock);
 	while (tp->count > 0) {
-		struct page *page = tp->pages[--tp->count];
+		struct page *page = tp->pages[tp->count - 1];
 
+		WRITE_ONCE(tp->count, tp->count - 1);
 		homa_metric_add(hnet, HOMA_M_tx_page_cache_bytes,
 				-(s64)page_size(page));
 		put_page(page);
@@ -59,7 +60,8 @@ static bool homa_txpages_put(struct homa_net *hnet, struct page *page)
 
 	spin_lock_bh(&tp->lock);
 	if (tp->count < HOMA_TXPAGES_MAX && tp->bytes + size <= limit) {
-		tp->pages[tp->count++] = page;
+		tp->pages[tp->count] = page;
+		WRITE_ONCE(tp->count, tp->count + 1);
 		tp->bytes += size;
 		kept = true;
 	}
@@ -127,7 +129,8 @@ bool homa_txpages_refill(struct homa_net *hnet, struct page_frag *pfrag,
 		return false;
 	spin_lock_bh(&tp->lock);
 	if (tp->count > 0) {
-		page = tp->pages[--tp->count];
+		page = tp->pages[tp->count - 1];
+		WRITE_ONCE(tp->count, tp->count - 1);
 		tp->bytes -= page_size(page);
 	}
 	spin_unlock_bh(&tp->lock);
