@@ -34,7 +34,7 @@ void homa_txtrack_wait_all(void);
 void homa_txpages_init(struct homa_txpages *tp);
 void homa_txpages_exit(struct homa_net *hnet);
 void homa_txpages_keep(struct homa_net *hnet, struct sk_buff *skb);
-bool homa_txpages_refill(struct homa_net *hnet, struct page_frag *pfrag,
+void homa_txpages_refill(struct homa_net *hnet, struct page_frag *pfrag,
 			 u32 min);
 
 /* homa_peer.c: peers, routes, acks */

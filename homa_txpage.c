@@ -111,11 +111,11 @@ void homa_txpages_keep(struct homa_net *hnet, struct sk_buff *skb)
  *	cursor's reference.
  * @min: the fewest bytes the cursor must have room for.
  *
- * Return: true if the cursor now has a cached page; false if its page
- * still has room or is free to restart, or the cache is empty
- * (skb_page_frag_refill() then does what it would have done).
+ * The cursor is left alone if its page still has room or is free to
+ * restart, or if the cache is empty: skb_page_frag_refill(), called next,
+ * then does what it would have done.
  */
-bool homa_txpages_refill(struct homa_net *hnet, struct page_frag *pfrag,
+void homa_txpages_refill(struct homa_net *hnet, struct page_frag *pfrag,
 			 u32 min)
 {
 	struct homa_txpages *tp = &hnet->txpages;
@@ -124,9 +124,9 @@ bool homa_txpages_refill(struct homa_net *hnet, struct page_frag *pfrag,
 	/* skb_page_frag_refill() restarts a page that only it holds. */
 	if (pfrag->page && (pfrag->offset + min <= pfrag->size ||
 			    page_ref_count(pfrag->page) == 1))
-		return false;
+		return;
 	if (!READ_ONCE(tp->count))
-		return false;
+		return;
 	spin_lock_bh(&tp->lock);
 	if (tp->count > 0) {
 		page = tp->pages[tp->count - 1];
@@ -135,7 +135,7 @@ bool homa_txpages_refill(struct homa_net *hnet, struct page_frag *pfrag,
 	}
 	spin_unlock_bh(&tp->lock);
 	if (!page)
-		return false;
+		return;
 	homa_metric_inc(hnet, HOMA_M_tx_pages_reused);
 	homa_metric_add(hnet, HOMA_M_tx_page_cache_bytes,
 			-(s64)page_size(page));
@@ -144,5 +144,4 @@ bool homa_txpages_refill(struct homa_net *hnet, struct page_frag *pfrag,
 	pfrag->page = page;
 	pfrag->offset = 0;
 	pfrag->size = page_size(page);
-	return true;
 }
