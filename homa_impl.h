@@ -299,6 +299,12 @@ struct homa_txpages {
 	/** @bytes: the sizes of those pages, summed (tx_page_cache_kb). */
 	u64 bytes;
 
+	/**
+	 * @used_jiffies: when sendmsg last took a page, or an empty cache
+	 * took one (homa_txpages_tick() gives back an idle cache).
+	 */
+	unsigned long used_jiffies;
+
 	/** @pages: the cached pages, one reference each; a stack. */
 	struct page *pages[HOMA_TXPAGES_MAX];
 };

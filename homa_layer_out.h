@@ -34,6 +34,7 @@ void homa_txtrack_wait_all(void);
 void homa_txpages_init(struct homa_txpages *tp);
 void homa_txpages_exit(struct homa_net *hnet);
 void homa_txpages_keep(struct homa_net *hnet, struct sk_buff *skb);
+void homa_txpages_tick(struct homa_net *hnet);
 void homa_txpages_refill(struct homa_net *hnet, struct page_frag *pfrag,
 			 u32 min);
 

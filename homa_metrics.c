@@ -65,6 +65,8 @@ static const struct {
 		    "payload pages sendmsg reused instead of allocating"),
 	HOMA_METRIC(tx_page_cache_bytes,
 		    "bytes of payload pages kept for reuse now (gauge)"),
+	HOMA_METRIC(tx_pages_released,
+		    "cached payload pages given back to the allocator"),
 	HOMA_METRIC(resends_sent, "RESEND requests sent for missing data"),
 	HOMA_METRIC(rpc_restarts, "client RPCs restarted after RPC_UNKNOWN"),
 	HOMA_METRIC(rpc_timeouts,

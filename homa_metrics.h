@@ -54,6 +54,8 @@
  * @HOMA_M_tx_pages_reused: payload pages that sendmsg took from that
  *	cache instead of allocating (and zeroing) new ones.
  * @HOMA_M_tx_page_cache_bytes: bytes of pages in that cache now (gauge).
+ * @HOMA_M_tx_pages_released: cached pages given back to the allocator
+ *	(the cache idle, or above tx_page_cache_kb).
  * @HOMA_M_resends_sent: RESEND requests sent for missing data.
  * @HOMA_M_rpc_restarts: client RPCs restarted after RPC_UNKNOWN.
  * @HOMA_M_rpc_timeouts: RPCs that failed or ended after timeout_ticks.
@@ -205,6 +207,7 @@ enum homa_metric {
 	HOMA_M_tx_pages_kept,
 	HOMA_M_tx_pages_reused,
 	HOMA_M_tx_page_cache_bytes,
+	HOMA_M_tx_pages_released,
 	HOMA_M_resends_sent,
 	HOMA_M_rpc_restarts,
 	HOMA_M_rpc_timeouts,

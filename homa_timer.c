@@ -356,6 +356,7 @@ static void homa_timer_fire(struct timer_list *t)
 	if (hnet->timer_count % HOMA_PEER_GC_TICKS == 0)
 		homa_peer_gc(hnet);
 	homa_cutoffs_tick(hnet);
+	homa_txpages_tick(hnet);
 	if (!READ_ONCE(hnet->timer_stop))
 		mod_timer(&hnet->timer, jiffies + msecs_to_jiffies(1));
 }

@@ -14,9 +14,19 @@
  * one (no copy of the packet, no software GSO segment, no sender's page
  * fragment cursor holds it). Only the bytes a message writes into a page
  * are ever sent from it.
+ *
+ * A cache that sendmsg has not drawn from for HOMA_TXPAGES_IDLE_MS, or
+ * that holds more than tx_page_cache_kb (the setting was lowered), gives
+ * pages back to the allocator from the host's tick, a few per tick.
  */
 
 #include "homa_impl.h"
+
+/* A cache not drawn from for this long goes back to the allocator (ms). */
+#define HOMA_TXPAGES_IDLE_MS 1000
+
+/* Most pages one tick gives back: a tick's work stays short. */
+#define HOMA_TXPAGES_RELEASE_BATCH 16
 
 /**
  * homa_txpages_init() - Set up an empty page cache.
@@ -27,6 +37,7 @@ void homa_txpages_init(struct homa_txpages *tp)
 	spin_lock_init(&tp->lock);
 	WRITE_ONCE(tp->count, 0);
 	tp->bytes = 0;
+	tp->used_jiffies = jiffies;
 }
 
 /**
@@ -60,6 +71,9 @@ static bool homa_txpages_put(struct homa_net *hnet, struct page *page)
 
 	spin_lock_bh(&tp->lock);
 	if (tp->count < HOMA_TXPAGES_MAX && tp->bytes + size <= limit) {
+		/* An empty cache starts its idle time with its first page. */
+		if (tp->count == 0)
+			tp->used_jiffies = jiffies;
 		tp->pages[tp->count] = page;
 		WRITE_ONCE(tp->count, tp->count + 1);
 		tp->bytes += size;
@@ -132,6 +146,7 @@ void homa_txpages_refill(struct homa_net *hnet, struct page_frag *pfrag,
 		page = tp->pages[tp->count - 1];
 		WRITE_ONCE(tp->count, tp->count - 1);
 		tp->bytes -= page_size(page);
+		tp->used_jiffies = jiffies;
 	}
 	spin_unlock_bh(&tp->lock);
 	if (!page)
@@ -144,4 +159,42 @@ void homa_txpages_refill(struct homa_net *hnet, struct page_frag *pfrag,
 	pfrag->page = page;
 	pfrag->offset = 0;
 	pfrag->size = page_size(page);
+}
+
+/**
+ * homa_txpages_tick() - Give pages back to the allocator, a few per call,
+ * while the cache holds more than tx_page_cache_kb or sendmsg has not
+ * taken a page from it for HOMA_TXPAGES_IDLE_MS.
+ * @hnet: the namespace; called from its tick (homa_timer.c).
+ */
+void homa_txpages_tick(struct homa_net *hnet)
+{
+	struct page *pages[HOMA_TXPAGES_RELEASE_BATCH];
+	struct homa_txpages *tp = &hnet->txpages;
+	u64 limit;
+	bool idle;
+	int i, n = 0;
+
+	if (!READ_ONCE(tp->count))
+		return;
+	limit = (u64)homa_cfg(hnet, tx_page_cache_kb) * 1024;
+	spin_lock_bh(&tp->lock);
+	idle = time_after(jiffies, tp->used_jiffies +
+			  msecs_to_jiffies(HOMA_TXPAGES_IDLE_MS));
+	while (tp->count > 0 && n < HOMA_TXPAGES_RELEASE_BATCH &&
+	       (idle || tp->bytes > limit)) {
+		struct page *page = tp->pages[tp->count - 1];
+
+		WRITE_ONCE(tp->count, tp->count - 1);
+		tp->bytes -= page_size(page);
+		pages[n++] = page;
+	}
+	spin_unlock_bh(&tp->lock);
+	for (i = 0; i < n; i++) {
+		homa_metric_add(hnet, HOMA_M_tx_page_cache_bytes,
+				-(s64)page_size(pages[i]));
+		put_page(pages[i]);
+	}
+	if (n)
+		homa_metric_add(hnet, HOMA_M_tx_pages_released, n);
 }

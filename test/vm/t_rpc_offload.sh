@@ -7,7 +7,8 @@
 # packets: echoes across the linear/fragment boundary, over stored
 # packets of 1000 B to 64 KB (max_gso_size), and with scatter-gather off
 # (the stack must copy the fragments into one buffer) arrive intact, with
-# the pages of freed packets reused for later messages.
+# the pages of freed packets reused for later messages and given back
+# to the allocator once the cache is idle.
 #
 #   [off1] veth1 10.4.0.1 fd04::1 ---- veth2 10.4.0.2 fd04::2 [off2]
 # shellcheck source=test/vm/lib.sh
@@ -95,5 +96,24 @@ check "IPv4 echo 300000 B, page cache off" in_ns off1 "$HOMA_TEST" \
 	client 10.4.0.2 40 10 300000 2
 check_eq "no page kept with the cache off" "$(metric off1 tx_pages_kept)" \
 	"$kept"
+
+# The tick gives back the pages of a cache that sendmsg has not drawn
+# from for a second: every page kept is then reused or given back.
+homa_set tx_page_cache_kb=2048 off1 off2
+kept=$(metric off1 tx_pages_kept)
+released=$(metric off1 tx_pages_released)
+check "IPv4 echo 300000 B, page cache on again" in_ns off1 "$HOMA_TEST" \
+	client 10.4.0.2 40 10 300000 2
+check "off1 kept pages again" test "$(metric off1 tx_pages_kept)" -gt "$kept"
+for ns in off1 off2; do
+	check "$ns: the idle cache is empty within 3 s" wait_metric "$ns" \
+		tx_page_cache_bytes 0 3
+	check_eq "$ns: pages kept = reused + given back" \
+		"$(metric "$ns" tx_pages_kept)" \
+		"$(($(metric "$ns" tx_pages_reused) + \
+		    $(metric "$ns" tx_pages_released)))"
+done
+check "off1 gave pages back" test "$(metric off1 tx_pages_released)" -gt \
+	"$released"
 live_zero off1 off2
 finish
