@@ -436,17 +436,27 @@ int homa_pace_drain_full(struct homa_pace_drain *d, u64 now, u64 freed,
  * least HOMA_PACE_DRAIN_FLOOR_UNITS and at most @p->held_max: a link
  * slower than link_mbps then queues about that long in the host rather
  * than @p->held_max. A link fast enough to drain @p->held_max within
- * that time is not held back more than before.
+ * that time is not held back more than before. Nor is a host whose DATA
+ * drains at least 1/HOMA_PACE_DRAIN_TRUST_DIV of @p->link_mbps: its NIC
+ * queue estimate paces it, and the count binds because copies wait
+ * beyond the host (a switch's queue toward a busy receiver, where copies
+ * are held until the receiving host takes them): a lower limit would
+ * only keep its messages to idle receivers waiting behind them.
  *
  * Return: the limit in HOMA_PACE_HELD_UNIT units (0: none).
  */
 u32 homa_pace_drain_limit(const struct homa_pace_drain *d,
 			  const struct homa_pace_params *p, u64 now)
 {
-	u64 limit;
+	u64 link, limit;
 
 	if (!p->held_max || !p->drain_queue_ns || !d->rate ||
 	    now - d->learned > HOMA_PACE_DRAIN_FRESH_NS)
+		return p->held_max;
+	/* link_mbps in units per second. */
+	link = div_u64((u64)(p->link_mbps ? p->link_mbps : 1) * 1000000,
+		       8 * HOMA_PACE_HELD_UNIT);
+	if (d->rate * HOMA_PACE_DRAIN_TRUST_DIV >= link)
 		return p->held_max;
 	limit = div64_u64(d->rate * p->drain_queue_ns, 1000000000ULL);
 	if (limit < HOMA_PACE_DRAIN_FLOOR_UNITS)

@@ -572,6 +572,41 @@ TEST(homa_pace, homa_pace_drain_limit__values)
 	}
 }
 
+TEST(homa_pace, homa_pace_drain_limit__link_mbps_right)
+{
+	const uint64_t now = 5000000000ull;
+	/* 16 Mbit/s in units per second: 7812.5. */
+	static const struct {
+		const char *what;
+		uint32_t link_mbps;
+		uint64_t rate;
+		uint32_t limit;
+	} cases[] = {
+		{ "drains at link_mbps", 16, 7812, 512 },
+		{ "drains at 87% of it (the bed)", 16, 6790, 512 },
+		{ "drains at half of it", 16, 3907, 512 },
+		{ "drains at a little under half", 16, 3900,
+		  HOMA_PACE_DRAIN_FLOOR_UNITS },
+		{ "link_mbps 1500 times too high", 25000, 7812,
+		  HOMA_PACE_DRAIN_FLOOR_UNITS },
+		{ "link_mbps 0 counts as 1", 0, 245, 512 },
+		{ "link_mbps 0, slower than 1 Mbit/s", 0, 243,
+		  HOMA_PACE_DRAIN_FLOOR_UNITS },
+	};
+
+	for (const auto &c : cases) {
+		homa_pace_params p = params(c.link_mbps, 25000);
+		homa_pace_drain d = {};
+
+		d.rate = c.rate;
+		d.learned = now - 1000;
+		p.held_max = 512;
+		p.drain_queue_ns = 2000000;
+		EXPECT_EQ(homa_pace_drain_limit(&d, &p, now), c.limit)
+			<< c.what;
+	}
+}
+
 /*
  * The pacer thread against a model of a host queue that drains
  * @true_mbps, with link_mbps 25000, pacer_held_max_kb 128, a backlog of
