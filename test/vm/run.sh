@@ -27,19 +27,29 @@ gcc -Wall -Wextra -Werror -O2 -I"$TOP" -o "$BUILD/homa_attack" \
 make --no-print-directory -s -C "$TOP/util"
 
 log="$BUILD/vm.log"
-"$VM" --timeout "${VM_TIMEOUT:-1500}" --log "$log" -- "$VM_DIR/inside.sh" \
-	"$@" 2>&1 || true
+# boot ARGS...: run the tests in a VM; sets boot_status (vm.sh's exit
+# status: 124 when the timeout stopped it) and boot_secs.
+boot() {
+	local start=$SECONDS
+	boot_status=0
+	"$VM" --timeout "${VM_TIMEOUT:-1500}" --log "$log" -- \
+		"$VM_DIR/inside.sh" "$@" 2>&1 || boot_status=$?
+	boot_secs=$((SECONDS - start))
+}
+boot "$@"
 # A VM that never reached the tests (the emulator or virtme-ng failed to
-# start; once in test-kernels, with an empty console) is booted once more;
-# its console is kept. A VM that ran tests is never run again.
+# start; in CI, twice, the first 7.3 boot with an empty console) is
+# booted once more; its console is kept. A VM that ran tests is never
+# run again.
 if ! grep -q '^KTAP version' "$log"; then
 	cp -f "$log" "$log.boot-failed"
 	echo "vmtest: the VM did not reach the tests ($(wc -c < "$log") bytes" \
-		"of console, kept in $log.boot-failed); booting once more"
+		"of console, kept in $log.boot-failed; vm.sh exited with" \
+		"status $boot_status after $boot_secs s); booting once more"
 	tail -n 20 "$log"
-	"$VM" --timeout "${VM_TIMEOUT:-1500}" --log "$log" -- \
-		"$VM_DIR/inside.sh" "$@" 2>&1 || true
+	boot "$@"
 fi
+echo "# vm.sh exited with status $boot_status after $boot_secs s"
 
 # Print the KTAP part; keep the kernel log in the file.
 sed -n '/^KTAP version/,/^=== kernel log ===/p' "$log" | sed '$d'
