@@ -80,10 +80,14 @@ apt-get update -q
 apt-get install -y -q --no-install-recommends "${apt_pkgs[@]}"
 
 mkdir -p "$tools"
-if [ ! -x "$tools/venv/bin/vng" ]; then
-	echo "setup: installing virtme-ng into $tools/venv"
-	python3 -m venv "$tools/venv"
-	"$tools/venv/bin/pip" install -q virtme-ng
+# One virtme-ng for every run: a new release changes how the VMs boot (and
+# the debug lane's kernel, whose cache key includes its version).
+vng_version=1.42
+if [ "$("$tools/venv/bin/vng" --version 2>/dev/null)" != \
+	"virtme-ng $vng_version" ]; then
+	echo "setup: installing virtme-ng $vng_version into $tools/venv"
+	[ -x "$tools/venv/bin/pip" ] || python3 -m venv "$tools/venv"
+	"$tools/venv/bin/pip" install -q "virtme-ng==$vng_version"
 fi
 
 if [ ! -f "$tools/scripts/checkpatch.pl" ]; then
