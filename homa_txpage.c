@@ -40,6 +40,25 @@ void homa_txpages_init(struct homa_txpages *tp)
 	tp->used_jiffies = jiffies;
 }
 
+/* Take the top page off a cache that is not empty; its lock is held. */
+static struct page *__homa_txpages_pop(struct homa_txpages *tp)
+{
+	struct page *page = tp->pages[tp->count - 1];
+
+	lockdep_assert_held(&tp->lock);
+	WRITE_ONCE(tp->count, tp->count - 1);
+	tp->bytes -= page_size(page);
+	return page;
+}
+
+/* Give @page, taken off the cache, back to the allocator. */
+static void homa_txpages_free(struct homa_net *hnet, struct page *page)
+{
+	homa_metric_add(hnet, HOMA_M_tx_page_cache_bytes,
+			-(s64)page_size(page));
+	put_page(page);
+}
+
 /**
  * homa_txpages_exit() - Give every cached page back to the allocator.
  * @hnet: the namespace, going away: no socket is left to use the cache.
@@ -49,15 +68,8 @@ void homa_txpages_exit(struct homa_net *hnet)
 	struct homa_txpages *tp = &hnet->txpages;
 
 	spin_lock_bh(&tp->lock);
-	while (tp->count > 0) {
-		struct page *page = tp->pages[tp->count - 1];
-
-		WRITE_ONCE(tp->count, tp->count - 1);
-		homa_metric_add(hnet, HOMA_M_tx_page_cache_bytes,
-				-(s64)page_size(page));
-		put_page(page);
-	}
-	tp->bytes = 0;
+	while (tp->count > 0)
+		homa_txpages_free(hnet, __homa_txpages_pop(tp));
 	spin_unlock_bh(&tp->lock);
 }
 
@@ -143,9 +155,7 @@ void homa_txpages_refill(struct homa_net *hnet, struct page_frag *pfrag,
 		return;
 	spin_lock_bh(&tp->lock);
 	if (tp->count > 0) {
-		page = tp->pages[tp->count - 1];
-		WRITE_ONCE(tp->count, tp->count - 1);
-		tp->bytes -= page_size(page);
+		page = __homa_txpages_pop(tp);
 		tp->used_jiffies = jiffies;
 	}
 	spin_unlock_bh(&tp->lock);
@@ -182,19 +192,11 @@ void homa_txpages_tick(struct homa_net *hnet)
 	idle = time_after(jiffies, tp->used_jiffies +
 			  msecs_to_jiffies(HOMA_TXPAGES_IDLE_MS));
 	while (tp->count > 0 && n < HOMA_TXPAGES_RELEASE_BATCH &&
-	       (idle || tp->bytes > limit)) {
-		struct page *page = tp->pages[tp->count - 1];
-
-		WRITE_ONCE(tp->count, tp->count - 1);
-		tp->bytes -= page_size(page);
-		pages[n++] = page;
-	}
+	       (idle || tp->bytes > limit))
+		pages[n++] = __homa_txpages_pop(tp);
 	spin_unlock_bh(&tp->lock);
-	for (i = 0; i < n; i++) {
-		homa_metric_add(hnet, HOMA_M_tx_page_cache_bytes,
-				-(s64)page_size(pages[i]));
-		put_page(pages[i]);
-	}
+	for (i = 0; i < n; i++)
+		homa_txpages_free(hnet, pages[i]);
 	if (n)
 		homa_metric_add(hnet, HOMA_M_tx_pages_released, n);
 }
