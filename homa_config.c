@@ -111,7 +111,7 @@ const struct homa_param homa_params[] = {
 	HOMA_PARAM(rtt_resend_min_us, 2000, 1, 1000000),
 	HOMA_PARAM(rtt_congestion_factor, 8, 0, 1000),
 	HOMA_PARAM(rtt_congestion_react, 0, 0,
-		   HOMA_REACT_GRANTS | HOMA_REACT_UNSCHED),
+		   HOMA_REACT_GRANTS | HOMA_REACT_UNSCHED | HOMA_REACT_FAIR),
 	HOMA_PARAM(sched_ip_priority, -1, -1, 7),
 };
 

@@ -18,9 +18,15 @@
  * per data delay). HOMA_REACT_UNSCHED: a sender shrinks the unscheduled
  * bytes of messages to a peer whose GRANTs say it sees this sender's data
  * congested (HOMA_GRANT_CONGESTED; AIMD, once per round trip).
+ * HOMA_REACT_FAIR: with HOMA_REACT_GRANTS, the receiver cuts a congested
+ * peer's share only while the bytes on their way to it account for a fair
+ * part of the queue the peer's data delay shows (homa_rtt_queue_own()); a queue
+ * that other traffic keeps full (TCP beside Homa) does not drain when Homa
+ * backs off, and the share grows instead.
  */
 #define HOMA_REACT_GRANTS	0x1
 #define HOMA_REACT_UNSCHED	0x2
+#define HOMA_REACT_FAIR		0x4
 
 /*
  * What a receiver's RESENDs to a peer are timed by (sysctl rtt_resend,

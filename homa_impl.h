@@ -451,8 +451,8 @@ struct homa_net {
 	/**
 	 * @rx_expected: bytes granted to (or sent unscheduled by) the
 	 * senders of all incoming messages and not received yet, as the
-	 * timer last counted them (the sum of homa_sock.rx_owed); timer
-	 * only.
+	 * timer last counted them (the sum of homa_sock.rx_owed); written
+	 * by the timer, read by anyone.
 	 */
 	u64 rx_expected;
 
@@ -467,6 +467,13 @@ struct homa_net {
 	 * written by the timer, read by anyone.
 	 */
 	u32 rx_mbps;
+
+	/**
+	 * @rx_peak_mbps: the largest @rx_mbps so far: whether link_mbps can
+	 * be believed (homa_peer_queue_mbps()); written by the timer, read
+	 * by anyone.
+	 */
+	u32 rx_peak_mbps;
 
 	/** @grant: the receiver's grant scheduler (homa_grant.c). */
 	struct homa_grant grant;

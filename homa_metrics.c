@@ -147,6 +147,8 @@ static const struct {
 		    "times a congested peer's grant window was halved"),
 	HOMA_METRIC(grant_scale_grows,
 		    "times a peer's grant window grew back a step"),
+	HOMA_METRIC(grant_scale_foreign,
+		    "grew a congested peer's window: queue not ours"),
 	HOMA_METRIC(grants_congested,
 		    "GRANTs sent saying the data arrives congested"),
 	HOMA_METRIC(unsched_scale_cuts,

@@ -127,6 +127,10 @@
  * @HOMA_M_grant_scale_cuts: times a congested peer's share of the grant
  *	window was halved (rtt_congestion_react).
  * @HOMA_M_grant_scale_grows: times it grew back a step.
+ * @HOMA_M_grant_scale_foreign: steps up of a peer's share taken while it
+ *	was congested, because the queue its data delay showed was mostly
+ *	not this host's granted bytes (HOMA_REACT_FAIR; also counted in
+ *	@HOMA_M_grant_scale_grows).
  * @HOMA_M_grants_congested: GRANTs sent with HOMA_GRANT_CONGESTED (their
  *	receiver's data reaches this host congested).
  * @HOMA_M_unsched_scale_cuts: times the share of the unscheduled window
@@ -262,6 +266,7 @@ enum homa_metric {
 	HOMA_M_rtt_uncongested,
 	HOMA_M_grant_scale_cuts,
 	HOMA_M_grant_scale_grows,
+	HOMA_M_grant_scale_foreign,
 	HOMA_M_grants_congested,
 	HOMA_M_unsched_scale_cuts,
 	HOMA_M_unsched_scale_grows,

@@ -86,23 +86,68 @@ static int homa_peer_share_step(u32 *share, u64 *stamp, u64 interval,
 }
 
 /*
+ * The rate a queue at this host's downlink drains at, to size it from a
+ * delay (homa_rtt_queue_own()): link_mbps once DATA has arrived at half
+ * of it or more at some time, else 0 (not known). A link_mbps left at its
+ * default on a slower link is never believed.
+ */
+static u32 homa_peer_queue_mbps(struct homa_net *hnet)
+{
+	u32 link = homa_cfg(hnet, link_mbps);
+
+	if ((u64)READ_ONCE(hnet->rx_peak_mbps) * 2 < link)
+		return 0;
+	return link;
+}
+
+/*
+ * Whether a congested peer's share is due a cut: with HOMA_REACT_FAIR,
+ * only while the bytes on their way to this host account for a fair part
+ * of the queue (homa_rtt_queue_own()). Sets *@foreign if the cut is waived.
+ */
+static bool homa_peer_cut_due(struct homa_peer *peer, int react,
+			      bool *foreign)
+{
+	struct homa_net *hnet = peer->hnet;
+
+	*foreign = false;
+	if (!peer->rx_rtt.congested)
+		return false;
+	if (!(react & HOMA_REACT_FAIR))
+		return true;
+	/* Counted by the timer each tick: a tick stale at most. */
+	if (homa_rtt_queue_own(&peer->rx_rtt, READ_ONCE(hnet->rx_expected),
+			       homa_peer_queue_mbps(hnet)))
+		return true;
+	*foreign = true;
+	return false;
+}
+
+/*
  * The step of the share of the grant window the peer's messages get, at
  * most once per smoothed data delay; without HOMA_REACT_GRANTS, the whole
- * window. Returns the metric to count, or HOMA_NUM_METRICS for none.
- * Caller holds peer->lock.
+ * window. Returns the metric to count, or HOMA_NUM_METRICS for none;
+ * sets *@foreign for a step up that HOMA_REACT_FAIR gave a congested
+ * peer. Caller holds peer->lock.
  */
-static enum homa_metric homa_peer_scale_step(struct homa_peer *peer, u64 now)
+static enum homa_metric homa_peer_scale_step(struct homa_peer *peer, u64 now,
+					     bool *foreign)
 {
+	int react = homa_cfg(peer->hnet, rtt_congestion_react);
+	bool cut;
 	int step;
 
 	lockdep_assert_held(&peer->lock);
-	if (!(homa_cfg(peer->hnet, rtt_congestion_react) & HOMA_REACT_GRANTS)) {
+	*foreign = false;
+	if (!(react & HOMA_REACT_GRANTS)) {
 		WRITE_ONCE(peer->grant_scale, 0);
 		return HOMA_NUM_METRICS;
 	}
+	cut = homa_peer_cut_due(peer, react, foreign);
 	step = homa_peer_share_step(&peer->grant_scale, &peer->scale_ns,
-				    peer->rx_rtt.srtt, peer->rx_rtt.congested,
-				    now);
+				    peer->rx_rtt.srtt, cut, now);
+	if (step <= 0)
+		*foreign = false;
 	if (step < 0)
 		return HOMA_M_grant_scale_cuts;
 	if (step > 0)
@@ -127,6 +172,7 @@ void homa_peer_rx_sample(struct homa_peer *peer, u64 ns)
 	u32 mbps = homa_peer_window_mbps(peer->hnet);
 	u64 now = ktime_get_ns();
 	enum homa_metric step;
+	bool foreign;
 	int change;
 
 	spin_lock_bh(&peer->lock);
@@ -137,7 +183,7 @@ void homa_peer_rx_sample(struct homa_peer *peer, u64 ns)
 		   homa_rtt_sched_window(&peer->rx_rtt, mbps));
 	change = homa_rtt_congestion_update(&peer->rx_rtt, factor);
 	WRITE_ONCE(peer->congested, peer->rx_rtt.congested);
-	step = homa_peer_scale_step(peer, now);
+	step = homa_peer_scale_step(peer, now, &foreign);
 	spin_unlock_bh(&peer->lock);
 	homa_metric_inc(peer->hnet, HOMA_M_rx_delay_samples);
 	if (change > 0)
@@ -146,6 +192,8 @@ void homa_peer_rx_sample(struct homa_peer *peer, u64 ns)
 		homa_metric_inc(peer->hnet, HOMA_M_rtt_uncongested);
 	if (step != HOMA_NUM_METRICS)
 		homa_metric_inc(peer->hnet, step);
+	if (foreign)
+		homa_metric_inc(peer->hnet, HOMA_M_grant_scale_foreign);
 }
 
 /**

@@ -410,6 +410,44 @@ u32 homa_rtt_scale_update(u32 scale, bool congested)
 }
 
 /**
+ * homa_rtt_queue_own() - Do the bytes on their way to a receiver account
+ * for a fair part of the queue a peer's data delay shows?
+ * @r: the peer's data-delay estimator (its recent delay and minimum).
+ * @owed: bytes on their way to the receiver: granted or sent unscheduled,
+ *	not yet received (from every peer: they share its downlink).
+ * @link_mbps: the rate the queue drains at, Mbit/s (0: not known; values
+ *	above 2^26 count as 2^26).
+ *
+ * The queue holds (recent delay - minimum) x @link_mbps bytes. When that
+ * is more than HOMA_RTT_OWN_DIV times @owed, most of it is other traffic's
+ * (a TCP flow keeps a shared queue full until it loses a packet): cutting
+ * the grants then does not drain it, and only hands the link to that
+ * traffic, so the caller lets the share grow instead. Where Homa's own
+ * bytes make the queue, they always account for it, and the rule changes
+ * nothing.
+ *
+ * Return: 1 if @owed is at least 1/HOMA_RTT_OWN_DIV of the queue, or the
+ * queue cannot be sized (no samples, no rate); else 0.
+ */
+int homa_rtt_queue_own(const struct homa_rtt *r, u64 owed, u32 link_mbps)
+{
+	u64 recent, queue;
+
+	if (!link_mbps || r->num_samples == 0)
+		return 1;
+	recent = homa_rtt_recent(r);
+	if (recent <= r->rtt_min)
+		return 1;
+	if (link_mbps > (1U << 26))
+		link_mbps = 1U << 26;
+	/* At most 6e10 ns (a sample's cap) x 2^26: fits in a u64. */
+	queue = div_u64((recent - r->rtt_min) * link_mbps, 8000);
+	if (owed >= queue)
+		return 1;
+	return owed * HOMA_RTT_OWN_DIV >= queue;
+}
+
+/**
  * homa_rtt_unsched_init() - Start a sender's unscheduled window.
  * @u: the state to initialise.
  * @window: the starting window (e.g. net.homa.unsched_bytes).

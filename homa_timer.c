@@ -323,6 +323,8 @@ static void homa_timer_rx_rate(struct homa_net *hnet)
 	if (!homa_rtt_rate_update(r, now, bytes))
 		return;
 	WRITE_ONCE(hnet->rx_mbps, r->kbps / 1000);
+	if (r->kbps / 1000 > hnet->rx_peak_mbps)
+		WRITE_ONCE(hnet->rx_peak_mbps, r->kbps / 1000);
 	/* A value kept as a sum of changes (they wrap as u64 does). */
 	homa_metric_add(hnet, HOMA_M_rx_rate_mbps,
 			(u64)(r->kbps / 1000) - before);
@@ -350,7 +352,7 @@ static void homa_timer_fire(struct timer_list *t)
 	hash_for_each_rcu(hnet->socktab.buckets, bkt, hsk, socktab_node)
 		rx_expected += homa_timer_sock(hsk);
 	rcu_read_unlock();
-	hnet->rx_expected = rx_expected;
+	WRITE_ONCE(hnet->rx_expected, rx_expected);
 	homa_timer_rx_rate(hnet);
 	homa_pacer_tick(hnet);
 	if (hnet->timer_count % HOMA_PEER_GC_TICKS == 0)
@@ -371,6 +373,7 @@ void homa_timer_start(struct homa_net *hnet)
 	hnet->timer_jiffies = jiffies;
 	homa_rtt_rate_init(&hnet->rx_rate, ktime_get_ns(), 0);
 	hnet->rx_mbps = 0;
+	hnet->rx_peak_mbps = 0;
 	timer_setup(&hnet->timer, homa_timer_fire, 0);
 	mod_timer(&hnet->timer, jiffies + 1);
 }

@@ -660,7 +660,7 @@ TEST(homa_config_check, spec_ranges_from_spec)
 		{ "rtt_window_min", -1 },	{ "rtt_window_min", 1000001 },
 		{ "rtt_congestion_factor", -1 },
 		{ "rtt_congestion_factor", 1001 },
-		{ "rtt_congestion_react", -1 },	{ "rtt_congestion_react", 4 },
+		{ "rtt_congestion_react", -1 },	{ "rtt_congestion_react", 8 },
 		{ "sched_ip_priority", -2 },	{ "sched_ip_priority", 8 },
 		{ "pacer_held_max_kb", -1 },
 		{ "rtt_window_measured", -1 },	{ "rtt_window_measured", 2 },

@@ -12,7 +12,9 @@
 # congestion check is wrapped in `timed`). Then the same again with
 # homa.7's settings for sharing (sched_ip_priority=0 on the sender,
 # rtt_congestion_react=1 on h0): both must still move data, and h0 must
-# cut the congested peer's grant share.
+# cut the congested peer's grant share. And with rtt_congestion_react=5
+# (cut only for a queue of h0's own granted bytes), h0 must find the
+# queue TCP keeps not its own and grow the share (grant_scale_foreign).
 #
 #   [h1] Homa --\
 #                br0 [sw] -- 16 Mbit/s, 8 bands --> [h0] servers
@@ -138,5 +140,16 @@ echo "# homa-share: h0 grant_scale_cuts +$(($(metric h0 grant_scale_cuts) -
 	cuts0)), grant_scale_grows $(metric h0 grant_scale_grows)"
 timed check "homa-share: h0 cut its congested peer's share" \
 	test "$(metric h0 grant_scale_cuts)" -gt "$cuts0"
+
+# The same with the third bit of rtt_congestion_react: h0 cuts only for
+# a queue its own granted bytes account for. TCP keeps the shared band
+# full, so h0 must find the queue not its own and grow the share.
+homa_set rtt_congestion_react=5 h0
+foreign0=$(metric h0 grant_scale_foreign)
+share_run homa-share-fair
+echo "# homa-share-fair: h0 grant_scale_foreign" \
+	"+$(($(metric h0 grant_scale_foreign) - foreign0))"
+timed check "homa-share-fair: h0 grew a share for a queue not its own" \
+	test "$(metric h0 grant_scale_foreign)" -gt "$foreign0"
 stop_all h0
 finish
