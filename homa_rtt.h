@@ -56,9 +56,8 @@
  * when they are at least 1/HOMA_RTT_OWN_DIV of it (homa_rtt_queue_own()).
  * A FIFO serves its users in proportion to the bytes each keeps in it.
  * The queue is sized from a delay, which overstates it (the delay also
- * holds a packet's time on the sender's own link and in its pacer): on
- * the test bed Homa alone looked like less than half of its own queue
- * now and then, and beside TCP a third kept TCP at 40-48% of the link.
+ * holds a packet's time on the sender's own link and in its pacer); a
+ * third rather than a half errs toward the other traffic.
  */
 #define HOMA_RTT_OWN_DIV 3
 

@@ -82,7 +82,7 @@ class LinkMbpsTest(unittest.TestCase):
                           'sched_ip_priority': '-1'}
         self.assertEqual(testbed.homa_sysctls(
             cfg, 'homa-share', share_defaults),
-            ['link_mbps=16', 'window=0', 'rtt_congestion_react=1',
+            ['link_mbps=16', 'window=0', 'rtt_congestion_react=5',
              'sched_ip_priority=0'])
         self.assertEqual(testbed.homa_sysctls(
             cfg, 'homa', share_defaults),

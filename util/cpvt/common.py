@@ -32,7 +32,7 @@ VARIANT_SYSCTLS = {
     'homa-react-all': {'rtt_congestion_react': '3'},
     # What homa.7 gives for sharing a link with TCP: scheduled bytes at
     # TCP's IP priority, and the receiver's reaction to their queue.
-    'homa-share': {'sched_ip_priority': '0', 'rtt_congestion_react': '1'},
+    'homa-share': {'sched_ip_priority': '0', 'rtt_congestion_react': '5'},
     # Stored packets (and so GSO packets) of up to 64 KB (issue 12).
     'homa-gso64': {'max_gso_size': '65536'},
     # Every adaptive feature off (SRPT grants stay): the "features off"

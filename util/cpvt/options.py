@@ -45,7 +45,7 @@ def add_run_options(ap):
                     'rtt_adaptive=0),homa-react (Homa with '
                     'rtt_congestion_react=1),homa-react-all (=3),'
                     'homa-share (sched_ip_priority=0 and '
-                    'rtt_congestion_react=1, for sharing with TCP),'
+                    'rtt_congestion_react=5, for sharing with TCP),'
                     'homa-gso64 (max_gso_size=65536),homa-off (Homa with pacer, '
                     'RTT windows and resends, adaptive unscheduled bytes, '
                     'auto cutoffs and incast control off), or '
