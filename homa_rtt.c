@@ -153,11 +153,24 @@ int homa_rtt_congestion_update(struct homa_rtt *r, u32 factor)
 	return -1;
 }
 
+/*
+ * The bytes a link of @link_mbps Mbit/s carries in @ns (ns * Mbit/s =
+ * bits / 1000). Rates above HOMA_RTT_MBPS_MAX count as that, so @ns below
+ * 2^38 cannot overflow the product.
+ */
+static u64 homa_rtt_link_bytes(u64 ns, u32 link_mbps)
+{
+	if (link_mbps > HOMA_RTT_MBPS_MAX)
+		link_mbps = HOMA_RTT_MBPS_MAX;
+	return div_u64(ns * link_mbps, 8000);
+}
+
 /**
  * homa_rtt_sched_window() - The scheduled window for messages from the
  * peer.
  * @r: the peer's estimator.
- * @link_mbps: the link rate in Mbit/s (values above 2^26 count as 2^26).
+ * @link_mbps: the link rate in Mbit/s (values above
+ *	HOMA_RTT_MBPS_MAX count as that).
  *
  * Return: HOMA_RTT_WINDOW_RTTS * rtt_min * link rate, in bytes (rounded
  * down, at most 0xffffffff); 0 if there is no sample yet (the caller then
@@ -167,10 +180,9 @@ u32 homa_rtt_sched_window(const struct homa_rtt *r, u32 link_mbps)
 {
 	u64 bytes;
 
-	if (link_mbps > (1U << 26))
-		link_mbps = 1U << 26;
-	/* ns * Mbit/s = bits / 1000; 3 * rtt_min < 2^38: no overflow. */
-	bytes = div_u64(HOMA_RTT_WINDOW_RTTS * r->rtt_min * link_mbps, 8000);
+	/* 3 * rtt_min < 2^38: homa_rtt_link_bytes() cannot overflow. */
+	bytes = homa_rtt_link_bytes(HOMA_RTT_WINDOW_RTTS * r->rtt_min,
+				    link_mbps);
 	return bytes > 0xffffffffULL ? 0xffffffffU : (u32)bytes;
 }
 
@@ -416,7 +428,7 @@ u32 homa_rtt_scale_update(u32 scale, bool congested)
  * @owed: bytes on their way to the receiver: granted or sent unscheduled,
  *	not yet received (from every peer: they share its downlink).
  * @link_mbps: the rate the queue drains at, Mbit/s (0: not known; values
- *	above 2^26 count as 2^26).
+ *	above HOMA_RTT_MBPS_MAX count as that).
  *
  * The queue holds (recent delay - minimum) x @link_mbps bytes. When that
  * is more than HOMA_RTT_OWN_DIV times @owed, most of it is other traffic's
@@ -438,10 +450,8 @@ int homa_rtt_queue_own(const struct homa_rtt *r, u64 owed, u32 link_mbps)
 	recent = homa_rtt_recent(r);
 	if (recent <= r->rtt_min)
 		return 1;
-	if (link_mbps > (1U << 26))
-		link_mbps = 1U << 26;
-	/* At most 6e10 ns (a sample's cap) x 2^26: fits in a u64. */
-	queue = div_u64((recent - r->rtt_min) * link_mbps, 8000);
+	/* At most 6e10 ns (a sample's cap) < 2^38: no overflow. */
+	queue = homa_rtt_link_bytes(recent - r->rtt_min, link_mbps);
 	if (owed >= queue)
 		return 1;
 	return owed * HOMA_RTT_OWN_DIV >= queue;

@@ -22,6 +22,12 @@
  */
 #define HOMA_RTT_CONGESTION_FACTOR 8
 
+/*
+ * Link rates above this many Mbit/s (2^26, about 67 Tbit/s) count as this
+ * when a delay is turned into bytes, so that the product fits in a u64.
+ */
+#define HOMA_RTT_MBPS_MAX 67108864U
+
 /* The scheduled window covers this many minimum RTTs at link rate. */
 #define HOMA_RTT_WINDOW_RTTS 3
 
