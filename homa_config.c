@@ -112,6 +112,7 @@ const struct homa_param homa_params[] = {
 	HOMA_PARAM(rtt_congestion_factor, 8, 0, 1000),
 	HOMA_PARAM(rtt_congestion_react, 0, 0,
 		   HOMA_REACT_GRANTS | HOMA_REACT_UNSCHED | HOMA_REACT_FAIR),
+	HOMA_PARAM(rtt_fair_skip_pkts, 1, 0, 64),
 	HOMA_PARAM(sched_ip_priority, -1, -1, 7),
 };
 

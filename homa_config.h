@@ -277,6 +277,14 @@ struct homa_config {
 	int rtt_congestion_react;
 
 	/**
+	 * @rtt_fair_skip_pkts: with HOMA_REACT_FAIR, this many of this
+	 * host's largest DATA packets (homa_pace_pkt_max()) are taken off
+	 * the queue a peer's data delay shows, as what the peer's own link
+	 * and pacer hold ahead of a granted byte (homa_rtt_queue_own()).
+	 */
+	int rtt_fair_skip_pkts;
+
+	/**
 	 * @sched_ip_priority: the IP priority of every DATA packet of
 	 * scheduled bytes, whatever its level; -1: the level's, from
 	 * @priority_map (homa_prio_data_ip()).

@@ -101,6 +101,21 @@ static u32 homa_peer_queue_mbps(struct homa_net *hnet)
 }
 
 /*
+ * The bytes of a peer's data delay that are no queue at this host: what
+ * its own link and pacer hold ahead of a granted byte, rtt_fair_skip_pkts
+ * of the largest DATA packets (sized as this host sizes its own: the
+ * peer's link is taken to be as fast).
+ */
+static u64 homa_peer_queue_skip(struct homa_net *hnet)
+{
+	struct homa_pace_params p;
+
+	homa_pace_params_read(hnet, &p);
+	return (u64)homa_cfg(hnet, rtt_fair_skip_pkts) *
+	       homa_pace_pkt_max(&p, homa_cfg(hnet, max_gso_size));
+}
+
+/*
  * Whether a congested peer's share is due a cut: with HOMA_REACT_FAIR,
  * only while the bytes on their way to this host account for a fair part
  * of the queue (homa_rtt_queue_own()). Sets *@foreign if the cut is waived.
@@ -117,7 +132,8 @@ static bool homa_peer_cut_due(struct homa_peer *peer, int react,
 		return true;
 	/* Counted by the timer each tick: a tick stale at most. */
 	if (homa_rtt_queue_own(&peer->rx_rtt, READ_ONCE(hnet->rx_expected),
-			       homa_peer_queue_mbps(hnet)))
+			       homa_peer_queue_mbps(hnet),
+			       homa_peer_queue_skip(hnet)))
 		return true;
 	*foreign = true;
 	return false;

@@ -429,19 +429,24 @@ u32 homa_rtt_scale_update(u32 scale, bool congested)
  *	not yet received (from every peer: they share its downlink).
  * @link_mbps: the rate the queue drains at, Mbit/s (0: not known; values
  *	above HOMA_RTT_MBPS_MAX count as that).
+ * @skip: bytes of the delay that are no queue at the receiver: the link
+ *	time of what the sender's own link and pacer may hold ahead of a
+ *	granted byte (a packet on the wire, the NIC queue's bound).
  *
- * The queue holds (recent delay - minimum) x @link_mbps bytes. When that
- * is more than HOMA_RTT_OWN_DIV times @owed, most of it is other traffic's
- * (a TCP flow keeps a shared queue full until it loses a packet): cutting
- * the grants then does not drain it, and only hands the link to that
- * traffic, so the caller lets the share grow instead. Where Homa's own
- * bytes make the queue, they always account for it, and the rule changes
- * nothing.
+ * The queue holds (recent delay - minimum) x @link_mbps bytes, less
+ * @skip. When that is more than HOMA_RTT_OWN_DIV times @owed, most of it
+ * is other traffic's (a TCP flow keeps a shared queue full until it loses
+ * a packet): cutting the grants then does not drain it, and only hands
+ * the link to that traffic, so the caller lets the share grow instead.
+ * Where Homa's own bytes make the queue, they always account for it, and
+ * the rule changes nothing.
  *
  * Return: 1 if @owed is at least 1/HOMA_RTT_OWN_DIV of the queue, or the
- * queue cannot be sized (no samples, no rate); else 0.
+ * queue cannot be sized (no samples, no rate) or is no more than @skip;
+ * else 0.
  */
-int homa_rtt_queue_own(const struct homa_rtt *r, u64 owed, u32 link_mbps)
+int homa_rtt_queue_own(const struct homa_rtt *r, u64 owed, u32 link_mbps,
+		       u64 skip)
 {
 	u64 recent, queue;
 
@@ -452,6 +457,9 @@ int homa_rtt_queue_own(const struct homa_rtt *r, u64 owed, u32 link_mbps)
 		return 1;
 	/* At most 6e10 ns (a sample's cap) < 2^38: no overflow. */
 	queue = homa_rtt_link_bytes(recent - r->rtt_min, link_mbps);
+	if (queue <= skip)
+		return 1;
+	queue -= skip;
 	if (owed >= queue)
 		return 1;
 	return owed * HOMA_RTT_OWN_DIV >= queue;

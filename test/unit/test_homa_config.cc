@@ -91,6 +91,7 @@ const Expected kExpected[] = {
 	/* Congestion the grants do not see (issue 13). */
 	SCALAR(rtt_congestion_factor, "rtt_congestion_factor", 8),
 	SCALAR(rtt_congestion_react, "rtt_congestion_react", 0),
+	SCALAR(rtt_fair_skip_pkts, "rtt_fair_skip_pkts", 1),
 	SCALAR(sched_ip_priority, "sched_ip_priority", -1),
 	SCALAR(pacer_held_max_kb, "pacer_held_max_kb", 128),
 	SCALAR(pacer_drain_queue_us, "pacer_drain_queue_us", 2000),
@@ -661,6 +662,7 @@ TEST(homa_config_check, spec_ranges_from_spec)
 		{ "rtt_congestion_factor", -1 },
 		{ "rtt_congestion_factor", 1001 },
 		{ "rtt_congestion_react", -1 },	{ "rtt_congestion_react", 8 },
+		{ "rtt_fair_skip_pkts", -1 },	{ "rtt_fair_skip_pkts", 65 },
 		{ "sched_ip_priority", -2 },	{ "sched_ip_priority", 8 },
 		{ "pacer_held_max_kb", -1 },
 		{ "rtt_window_measured", -1 },	{ "rtt_window_measured", 2 },

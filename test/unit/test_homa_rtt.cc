@@ -958,21 +958,27 @@ TEST(homa_rtt, homa_rtt_queue_own__values)
 	struct homa_rtt r;
 
 	homa_rtt_init(&r);
-	EXPECT_EQ(homa_rtt_queue_own(&r, 0, 16), 1);	/* no samples */
+	EXPECT_EQ(homa_rtt_queue_own(&r, 0, 16, 0), 1);	/* no samples */
 	/* 1 ms minimum, 33 ms recent: 32 ms at 16 Mbit/s is 64000 B. */
 	queue_rtt(&r, 1000000, 33000000);
-	EXPECT_EQ(homa_rtt_queue_own(&r, own_need(64000), 16), 1);
-	EXPECT_EQ(homa_rtt_queue_own(&r, own_need(64000) - 1, 16), 0);
-	EXPECT_EQ(homa_rtt_queue_own(&r, 1500, 16), 0);
-	EXPECT_EQ(homa_rtt_queue_own(&r, 64000, 16), 1);
-	EXPECT_EQ(homa_rtt_queue_own(&r, 1ULL << 40, 16), 1);
-	EXPECT_EQ(homa_rtt_queue_own(&r, 0, 0), 1);	/* rate not known */
+	EXPECT_EQ(homa_rtt_queue_own(&r, own_need(64000), 16, 0), 1);
+	EXPECT_EQ(homa_rtt_queue_own(&r, own_need(64000) - 1, 16, 0), 0);
+	EXPECT_EQ(homa_rtt_queue_own(&r, 1500, 16, 0), 0);
+	EXPECT_EQ(homa_rtt_queue_own(&r, 64000, 16, 0), 1);
+	EXPECT_EQ(homa_rtt_queue_own(&r, 1ULL << 40, 16, 0), 1);
+	EXPECT_EQ(homa_rtt_queue_own(&r, 0, 0, 0), 1);	/* rate not known */
 	/* Twice the rate, twice the bytes. */
-	EXPECT_EQ(homa_rtt_queue_own(&r, own_need(128000) - 1, 32), 0);
-	EXPECT_EQ(homa_rtt_queue_own(&r, own_need(128000), 32), 1);
+	EXPECT_EQ(homa_rtt_queue_own(&r, own_need(128000) - 1, 32, 0), 0);
+	EXPECT_EQ(homa_rtt_queue_own(&r, own_need(128000), 32, 0), 1);
+	/* Skipping 40000 B of the 64000 leaves a 24000 B queue. */
+	EXPECT_EQ(homa_rtt_queue_own(&r, own_need(24000), 16, 40000), 1);
+	EXPECT_EQ(homa_rtt_queue_own(&r, own_need(24000) - 1, 16, 40000), 0);
+	/* Skipping all of it leaves none. */
+	EXPECT_EQ(homa_rtt_queue_own(&r, 0, 16, 64000), 1);
+	EXPECT_EQ(homa_rtt_queue_own(&r, 0, 16, 63999), 0);
 	/* No queue at all: nothing to hand to anyone. */
 	queue_rtt(&r, 1000000, 1000000);
-	EXPECT_EQ(homa_rtt_queue_own(&r, 0, 16), 1);
+	EXPECT_EQ(homa_rtt_queue_own(&r, 0, 16, 0), 1);
 }
 
 TEST(homa_rtt, homa_rtt_queue_own__fast_links_clamped)
@@ -983,8 +989,8 @@ TEST(homa_rtt, homa_rtt_queue_own__fast_links_clamped)
 	/* The longest sample at the largest rate must not wrap. */
 	queue_rtt(&r, 1, HOMA_RTT_MAX_SAMPLE_NS * 2);
 	queue = (HOMA_RTT_MAX_SAMPLE_NS - 1) * (1ULL << 26) / 8000;
-	EXPECT_EQ(homa_rtt_queue_own(&r, own_need(queue), 0xffffffffu), 1);
-	EXPECT_EQ(homa_rtt_queue_own(&r, own_need(queue) - 1, 0xffffffffu),
+	EXPECT_EQ(homa_rtt_queue_own(&r, own_need(queue), 0xffffffffu, 0), 1);
+	EXPECT_EQ(homa_rtt_queue_own(&r, own_need(queue) - 1, 0xffffffffu, 0),
 		  0);
 }
 
@@ -998,16 +1004,18 @@ TEST(homa_rtt, homa_rtt_queue_own__random_vs_model)
 		u64 recent = min + rng() % 100000000;
 		u32 mbps = 1 + rng() % 100000;
 		u64 owed = rng() % 50000000;
+		u64 skip = i % 2 ? rng() % 100000000 : 0;
 		double queue;
 		int want;
 
 		queue_rtt(&r, min, recent);
 		queue = std::floor((double)(recent - min) * mbps / 8000.0);
-		want = recent == min ||
-		       (double)HOMA_RTT_OWN_DIV * (double)owed >= queue;
-		ASSERT_EQ(homa_rtt_queue_own(&r, owed, mbps), want)
+		want = recent == min || queue <= (double)skip ||
+		       (double)HOMA_RTT_OWN_DIV * (double)owed >=
+			       queue - (double)skip;
+		ASSERT_EQ(homa_rtt_queue_own(&r, owed, mbps, skip), want)
 			<< "min " << min << " recent " << recent << " mbps "
-			<< mbps << " owed " << owed;
+			<< mbps << " owed " << owed << " skip " << skip;
 	}
 }
 
@@ -1019,10 +1027,13 @@ TEST(homa_rtt, homa_rtt_queue_own__random_vs_model)
  * keeps its share of a 96 KB grant window in flight (at least a packet)
  * and takes homa_rtt_scale_update() steps on the congestion state of the
  * delay its data sees. The FIFO serves both in proportion to their bytes.
+ * @sender bytes of link time at the sender (its own link and pacer) add to
+ * every delay after the minimum; the fair rule skips @skip bytes of it.
  * Returns Homa's share of what the link carried over the last half.
  */
 static double model_shared_fifo(bool fair, bool with_tcp,
-				std::vector<u32> *scales)
+				std::vector<u32> *scales, double sender = 0,
+				u64 skip = 0)
 {
 	const double pipe = 2000, fifo = 64000, pkt = 1500;
 	double tcp = with_tcp ? 20000 : 0, homa_sum = 0, all_sum = 0;
@@ -1042,12 +1053,11 @@ static double model_shared_fifo(bool fair, bool with_tcp,
 			queue = fifo;
 		}
 		queue = std::min(queue, fifo);
-		homa_rtt_sample(&r, 1000000 + (u64)(queue * 500));
+		homa_rtt_sample(&r, 1000000 + (u64)((queue + sender) * 500));
 		homa_rtt_congestion_update(&r, 8);
 		cut = r.congested;
 		if (fair && cut)
-			cut = !homa_rtt_queue_own(&r, (u64)homa, 16) ? false
-								     : true;
+			cut = homa_rtt_queue_own(&r, (u64)homa, 16, skip) != 0;
 		scale = homa_rtt_scale_update(scale, cut);
 		if (scales)
 			scales->push_back(scale);
@@ -1083,6 +1093,29 @@ TEST(homa_rtt, homa_rtt_queue_own__shared_fifo_model)
 	EXPECT_EQ(plain, fair);
 	EXPECT_NE(std::count(plain.begin(), plain.end(), 1024u),
 		  (long)plain.size());
+}
+
+TEST(homa_rtt, homa_rtt_queue_own__skip_sender_side)
+{
+	std::vector<u32> plain, fair, skipped;
+	double with;
+
+	/*
+	 * Alone, with 20 KB of every delay spent at the sender: counted as
+	 * queue, the fair rule waives cuts of Homa's own queue; skipped,
+	 * it takes the same steps as cutting on delay alone.
+	 */
+	model_shared_fifo(false, false, &plain, 20000, 0);
+	model_shared_fifo(true, false, &fair, 20000, 0);
+	model_shared_fifo(true, false, &skipped, 20000, 20000);
+	EXPECT_NE(plain, fair);
+	EXPECT_EQ(plain, skipped);
+	/* Beside TCP the skip still leaves Homa a fair part. */
+	with = model_shared_fifo(true, true, nullptr, 20000, 20000);
+	printf("shared FIFO model, 20 KB at the sender skipped: Homa's share "
+	       "%.2f\n", with);
+	EXPECT_GT(with, 0.2);
+	EXPECT_LT(with, 0.65);
 }
 
 TEST(homa_rtt, homa_rtt_unsched_init__fields)
