@@ -343,6 +343,9 @@ class ShareRunner(base.FakeRunner):
         self.rx += 1
         return {'homa': 100000 * self.rx, 'tcp': 50000 * self.rx}
 
+    def tcp_info(self, i):
+        return 'ss -tin of h%d\n' % i
+
 
 class ShareExperimentTest(base.ExperimentTest):
     """The share mode end to end through the fake runner."""
@@ -394,6 +397,15 @@ class ShareExperimentTest(base.ExperimentTest):
         for name in ('homa-w4-1tcp-h1.rtt', 'homa-react-100000-3tcp-tcp-h3'
                      '.rtt', 'baseline-w4.rtt', 'warmup-h2.rtt'):
             self.assertTrue(os.path.exists(os.path.join(out, name)), name)
+        # The TCP flows' windows as a run with TCP ends, from both ends.
+        runs = [p for p in raw['protocols'] if p['kind'] == 'run']
+        self.assertEqual(runs[2]['ss_files'], ['homa-w4-1tcp-ss-h0.txt',
+                                               'homa-w4-1tcp-ss-h3.txt'])
+        with open(os.path.join(out, 'homa-w4-1tcp-ss-h3.txt')) as f:
+            self.assertEqual(f.read(), 'ss -tin of h3\n')
+        self.assertNotIn('ss_files', runs[0])
+        self.assertFalse(os.path.exists(os.path.join(
+            out, 'homa-w4-alone-ss-h0.txt')))
 
 
 if __name__ == '__main__':

@@ -127,6 +127,19 @@ def save_peers(runner, rec, outdir, tag):
         f.write(peers)
 
 
+def save_tcp_info(runner, rec, outdir, tag, hosts):
+    """Keep `ss -tin` of each host in HOSTS (the TCP flows' windows as a
+    run ends) in OUTDIR as TAG-ss-hN.txt, named in REC['ss_files']."""
+    for i in hosts:
+        text = runner.tcp_info(i)
+        if text is None:
+            continue
+        name = '%s-ss-h%d.txt' % (tag, i)
+        rec.setdefault('ss_files', []).append(name)
+        with open(os.path.join(outdir, name), 'w') as f:
+            f.write(text)
+
+
 def record_readings(rec, outdir, tag, before, after):
     """What the readings of a run come to, in REC: h0's TCP bytes received
     and over how long, the Homa metric deltas per host, the CPUs' busy

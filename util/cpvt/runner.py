@@ -250,6 +250,15 @@ class Runner:
             return None
         return parse_ss_bytes_received(text) if rc == 0 else None
 
+    def tcp_info(self, i):
+        """Host i's `ss -tin` (every TCP socket's congestion window,
+        receive window and counts), or None."""
+        try:
+            rc, text = self.run(i, ['ss', '-tin'])
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return text if rc == 0 else None
+
     def homa_peers(self, i):
         """Host i's /proc/net/homa_peers (its RTT estimate and scheduled
         window per peer), or None."""

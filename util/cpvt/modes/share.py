@@ -11,7 +11,8 @@ import os
 from ..common import log
 from ..cross import (TCP_BYTES, TCP_HOST, Sampler, check_options,
                      guarded, p0_figures, readings_after, readings_before,
-                     record_readings, runs_table, save_peers, start_tcp,
+                     record_readings, runs_table, save_peers,
+                     save_tcp_info, start_tcp,
                      tcp_figures)
 from ..experiment import (load_samples, run_clients, start_servers,
                           stop_servers, wait_clients)
@@ -157,6 +158,8 @@ def run_share_one(runner, proto, wl, flows, cfg, outdir, tag=None,
         rec['homa_t1'] = sampler.elapsed()
         after = readings_after(runner, cfg, flows)
         save_peers(runner, rec, outdir, tag)
+        if flows:
+            save_tcp_info(runner, rec, outdir, tag, [0, TCP_HOST])
         record_readings(rec, outdir, tag, before, after)
     finally:
         if tcp is not None:
