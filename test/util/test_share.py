@@ -9,6 +9,7 @@ import io
 import json
 import os
 import sys
+import tempfile
 import time
 import unittest
 import unittest.mock
@@ -199,6 +200,25 @@ class ShareHelpersTest(unittest.TestCase):
                                'tcp_rx_seconds': 2.0})
         self.assertEqual((f['tcp_mbps'], f['tcp_mbps_from']), (8.0, 'h0'))
 
+    def test_tcp_samples(self):
+        texts = {3: 'a\n', 0: None}
+        runner = unittest.mock.Mock(tcp_info=lambda i: texts[i])
+        read = cross.tcp_info_sampler(runner, [3, 0], 1).fn
+        # A host without ss is left out; no host at all: no reading.
+        self.assertEqual(read(), '--- h3\na\n')
+        texts[3] = None
+        self.assertIsNone(read())
+        rec = {}
+        with contextlib.ExitStack() as stack:
+            d = stack.enter_context(tempfile.TemporaryDirectory())
+            cross.save_tcp_samples(rec, d, 't', [])
+            self.assertEqual((rec, os.listdir(d)), ({}, []))
+            cross.save_tcp_samples(rec, d, 't', [(0.04, 'x\n'),
+                                                 (2.0, 'y\n')])
+            self.assertEqual(rec, {'ss_files': ['t-ss-during.txt']})
+            with open(os.path.join(d, 't-ss-during.txt')) as f:
+                self.assertEqual(f.read(), '=== 0.0 s\nx\n=== 2.0 s\ny\n')
+
 
 class ShareAnalyzeTest(base.OutDirTest):
     """The share mode's rows and table from a synthetic raw.json and
@@ -352,6 +372,7 @@ class ShareExperimentTest(base.ExperimentTest):
 
     @unittest.mock.patch.object(cross, 'TCP_LEAD', 0)
     @unittest.mock.patch.object(share, 'SAMPLE_EVERY', 0.01)
+    @unittest.mock.patch.object(share, 'SS_EVERY', 0.01)
     def test_share(self):
         with unittest.mock.patch.object(base, 'FakeRunner', ShareRunner):
             runner, rep, out = self.run_mode(
@@ -400,9 +421,19 @@ class ShareExperimentTest(base.ExperimentTest):
         # The TCP flows' windows as a run with TCP ends, from both ends.
         runs = [p for p in raw['protocols'] if p['kind'] == 'run']
         self.assertEqual(runs[2]['ss_files'], ['homa-w4-1tcp-ss-h0.txt',
-                                               'homa-w4-1tcp-ss-h3.txt'])
+                                               'homa-w4-1tcp-ss-h3.txt',
+                                               'homa-w4-1tcp-ss-during.txt'])
         with open(os.path.join(out, 'homa-w4-1tcp-ss-h3.txt')) as f:
             self.assertEqual(f.read(), 'ss -tin of h3\n')
+        # ... and while it lasts: h3 (the sender) first, then h0.
+        with open(os.path.join(out, 'homa-w4-1tcp-ss-during.txt')) as f:
+            during = f.read().split('=== ')[1:]
+        self.assertGreaterEqual(len(during), 2)
+        for reading in during:
+            head, body = reading.split('\n', 1)
+            self.assertRegex(head, r'^\d+\.\d s$')
+            self.assertEqual(body, '--- h3\nss -tin of h3\n'
+                             '--- h0\nss -tin of h0\n')
         self.assertNotIn('ss_files', runs[0])
         self.assertFalse(os.path.exists(os.path.join(
             out, 'homa-w4-alone-ss-h0.txt')))

@@ -140,6 +140,33 @@ def save_tcp_info(runner, rec, outdir, tag, hosts):
             f.write(text)
 
 
+def tcp_info_sampler(runner, hosts, every):
+    """A Sampler of `ss -tin` of each host in HOSTS (one text per
+    reading, the hosts' in turn under a line naming each), every EVERY
+    seconds: the TCP flows' windows while a run lasts."""
+    def read():
+        texts = [(i, runner.tcp_info(i)) for i in hosts]
+        if all(t is None for _, t in texts):
+            return None
+        return ''.join('--- h%d\n%s' % (i, t) for i, t in texts
+                       if t is not None)
+    return Sampler(read, every)
+
+
+def save_tcp_samples(rec, outdir, tag, samples):
+    """Keep the readings of a tcp_info_sampler() in OUTDIR as
+    TAG-ss-during.txt (each under a line "=== T s", T the seconds since
+    the sampler started), named in REC['ss_files']; nothing without
+    readings."""
+    if not samples:
+        return
+    name = '%s-ss-during.txt' % tag
+    rec.setdefault('ss_files', []).append(name)
+    with open(os.path.join(outdir, name), 'w') as f:
+        for t, text in samples:
+            f.write('=== %.1f s\n%s' % (t, text))
+
+
 def record_readings(rec, outdir, tag, before, after):
     """What the readings of a run come to, in REC: h0's TCP bytes received
     and over how long, the Homa metric deltas per host, the CPUs' busy

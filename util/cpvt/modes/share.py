@@ -12,8 +12,8 @@ from ..common import log
 from ..cross import (TCP_BYTES, TCP_HOST, Sampler, check_options,
                      guarded, p0_figures, readings_after, readings_before,
                      record_readings, runs_table, save_peers,
-                     save_tcp_info, start_tcp,
-                     tcp_figures)
+                     save_tcp_info, save_tcp_samples, start_tcp,
+                     tcp_figures, tcp_info_sampler)
 from ..experiment import (load_samples, run_clients, start_servers,
                           stop_servers, wait_clients)
 from ..plots import plot_shares
@@ -34,6 +34,8 @@ SENDERS = (1, 2)
 TCP_CLIENT_MAX = 2
 WARMUP = 5
 SAMPLE_EVERY = 1.0
+# How often `ss -tin` of h3 and h0 is read during a run with TCP.
+SS_EVERY = 2.0
 # The congestion metrics of the table (differences over the run).
 CONGESTION = ('rtt_congested', 'rtt_uncongested', 'grant_scale_cuts',
               'grant_scale_grows')
@@ -128,7 +130,8 @@ def run_share_one(runner, proto, wl, flows, cfg, outdir, tag=None,
     into h0 start TCP_LEAD seconds before and stop after. h0's received
     bytes per protocol are read every SAMPLE_EVERY seconds from the TCP
     start to the end (rx_samples; the Homa clients' start and end in
-    homa_t0, homa_t1 on the same clock)."""
+    homa_t0, homa_t1 on the same clock). With FLOWS, `ss -tin` of h3 and
+    h0 every SS_EVERY seconds over the same span (TAG-ss-during.txt)."""
     tag = tag or share_tag(proto, wl, flows)
     seconds = seconds or cfg.seconds
     rec = {'kind': 'run', 'protocol': proto, 'workload': wl,
@@ -138,7 +141,7 @@ def run_share_one(runner, proto, wl, flows, cfg, outdir, tag=None,
         cfg, proto, getattr(runner, 'homa_defaults', None))
     servers = start_servers(runner, proto, [0], cfg, outdir, tag)
     phase = 'share %s%s' % (wl, ' +%d tcp' % flows if flows else '')
-    tcp = None
+    tcp = ss = None
     sampler = Sampler(lambda: runner.rx_bytes(0), SAMPLE_EVERY).start()
     try:
         if flows:
@@ -148,6 +151,7 @@ def run_share_one(runner, proto, wl, flows, cfg, outdir, tag=None,
             tcp = start_tcp(runner, cfg, outdir, tag, phase, seconds,
                             ['--gbps', '0', '--ports', str(flows),
                              '--client-max', str(TCP_CLIENT_MAX)])
+            ss = tcp_info_sampler(runner, [TCP_HOST, 0], SS_EVERY).start()
         log('%s: h1, h2 send %s to h0 (%d outstanding each) for %ds' % (
             tag, wl, cfg.client_max, seconds))
         before = readings_before(runner, cfg, flows)
@@ -165,6 +169,8 @@ def run_share_one(runner, proto, wl, flows, cfg, outdir, tag=None,
         if tcp is not None:
             rec['tcp'] = wait_clients(runner, tcp, outdir, 30, stop=True)
         rec['rx_samples'] = sampler.stop()
+        if ss is not None:
+            save_tcp_samples(rec, outdir, tag, ss.stop())
         stop_servers(servers)
     return rec
 
