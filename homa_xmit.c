@@ -52,8 +52,9 @@ struct homa_txhost {
  * struct homa_txtrack - the DATA copies of one outgoing message that this
  * host has handed to IP and not yet let go of. Each such copy carries the
  * destructor homa_txtrack_skb_done(), which the stack runs when the copy
- * leaves the host (a NIC completes it, a veth or loopback device passes it
- * on, IP receive orphans it) or is dropped, wherever it waits meanwhile
+ * leaves the host (a NIC completes it, loopback passes it on, IP receive
+ * orphans it: a veth keeps the hold, so through one it ends in the
+ * receiving host) or is dropped, wherever it waits meanwhile
  * (a qdisc, a device queue, software segmentation). It holds no pointer
  * into the RPC, the socket or the namespace: it may outlive all three.
  * A copy's destructor_arg is the tracker's address plus what the copy
