@@ -57,6 +57,8 @@ static const struct {
 	HOMA_METRIC(tx_stack_drops,
 		    "packets the IP layer or a qdisc refused after counting"),
 	HOMA_METRIC(data_resent, "DATA packets sent again after a RESEND"),
+	HOMA_METRIC(data_splits,
+		    "stored DATA packets cut at the granted or asked bytes"),
 	HOMA_METRIC(gso_segmented,
 		    "large DATA packets cut into segments in software"),
 	HOMA_METRIC(tx_pages_kept,

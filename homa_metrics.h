@@ -48,6 +48,8 @@
  * @HOMA_M_tx_stack_drops: packets counted as sent that the IP layer or a
  *	qdisc refused (an error or NET_XMIT_DROP from the hand-off).
  * @HOMA_M_data_resent: DATA packets sent again after a RESEND.
+ * @HOMA_M_data_splits: stored DATA packets cut in two at whole segments,
+ *	so that no more than the granted bytes (or a RESEND's range) go.
  * @HOMA_M_gso_segmented: large DATA packets cut into segments in software.
  * @HOMA_M_tx_pages_kept: payload pages of freed DATA packets that the
  *	host's page cache took (tx_page_cache_kb).
@@ -207,6 +209,7 @@ enum homa_metric {
 	HOMA_M_tx_no_memory,
 	HOMA_M_tx_stack_drops,
 	HOMA_M_data_resent,
+	HOMA_M_data_splits,
 	HOMA_M_gso_segmented,
 	HOMA_M_tx_pages_kept,
 	HOMA_M_tx_pages_reused,

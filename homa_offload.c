@@ -89,18 +89,24 @@ void homa_offload_exit(void)
 
 /**
  * homa_gso_prepare() - Make a stored DATA packet that carries more than
- * one segment a GSO packet.
+ * one segment a GSO packet, and one that carries a single segment (a
+ * packet cut down to one, homa_msgout_cut()) a plain packet.
  * @skb: the packet; skb->data at the Homa header, which is complete.
  * @mss: message bytes per segment on the wire.
  * @ipv6: true when the packet goes out over IPv6.
  */
 void homa_gso_prepare(struct sk_buff *skb, u32 mss, bool ipv6)
 {
+	struct skb_shared_info *shinfo = skb_shinfo(skb);
 	u32 bytes = skb->len - sizeof(struct homa_data_hdr);
 
-	if (bytes <= mss)
+	if (bytes <= mss) {
+		shinfo->gso_size = 0;
+		shinfo->gso_segs = 0;
+		shinfo->gso_type = 0;
 		return;
-	skb_shinfo(skb)->gso_size = mss;
-	skb_shinfo(skb)->gso_segs = DIV_ROUND_UP(bytes, mss);
-	skb_shinfo(skb)->gso_type = ipv6 ? SKB_GSO_TCPV6 : SKB_GSO_TCPV4;
+	}
+	shinfo->gso_size = mss;
+	shinfo->gso_segs = DIV_ROUND_UP(bytes, mss);
+	shinfo->gso_type = ipv6 ? SKB_GSO_TCPV6 : SKB_GSO_TCPV4;
 }

@@ -352,22 +352,92 @@ bool homa_msgout_in_host(const struct homa_rpc *rpc, bool first_only)
 	return time_before(jiffies, out->last_xmit + msecs_to_jiffies(ms));
 }
 
+/*
+ * Cut stored packet @skb of @rpc's message after its first @keep message
+ * bytes (whole segments, fewer than it carries): a new stored packet,
+ * queued right after it, takes the rest; it shares the page fragments
+ * and copies the header. Returns false, with nothing changed, where the
+ * packet cannot be cut: a transmission of it still shares its fragments
+ * (skb_cloned()), its bytes are in its linear area (a short packet), or
+ * there is no memory; it then goes whole.
+ */
+static bool homa_msgout_cut(struct homa_rpc *rpc, struct sk_buff *skb,
+			    u32 keep)
+{
+	const u32 hlen = sizeof(struct homa_data_hdr);
+	struct skb_shared_info *shinfo = skb_shinfo(skb);
+	struct homa_net *hnet = rpc->hsk->hnet;
+	u32 offset = homa_skb_cb(skb)->offset;
+	u32 mss = shinfo->gso_size;
+	bool ipv6 = shinfo->gso_type & SKB_GSO_TCPV6;
+	struct homa_data_hdr *h;
+	struct sk_buff *rest;
+
+	lockdep_assert_held(&rpc->hsk->lock);
+	if (skb_cloned(skb) || skb_headlen(skb) != hlen)
+		return false;
+	rest = alloc_skb(HOMA_SKB_HEADROOM + hlen, GFP_ATOMIC);
+	if (!rest) {
+		homa_metric_inc(hnet, HOMA_M_tx_no_memory);
+		return false;
+	}
+	/* skb_split() sets the length of an empty second part. */
+	skb_reserve(rest, HOMA_SKB_HEADROOM + hlen);
+	skb_split(skb, rest, hlen + keep);
+	h = skb_push(rest, hlen);
+	memcpy(h, skb->data, hlen);
+	h->seg.offset = cpu_to_be32(offset + keep);
+	homa_skb_cb(rest)->offset = offset + keep;
+	homa_skb_cb(rest)->length = 0;
+	homa_skb_cb(rest)->tx_pages = homa_skb_cb(skb)->tx_pages;
+	/* Its fragments stay charged to @skb, which was charged for them. */
+	skb_set_owner_w(rest, &rpc->hsk->inet.sk);
+	homa_gso_prepare(skb, mss, ipv6);
+	homa_gso_prepare(rest, mss, ipv6);
+	__skb_queue_after(&rpc->msgout.packets, skb, rest);
+	homa_metric_inc(hnet, HOMA_M_skbs_live);
+	homa_metric_inc(hnet, HOMA_M_data_splits);
+	return true;
+}
+
+/*
+ * Make stored packet @skb end at the segment that holds message offset
+ * @limit (above its first byte), if it reaches further: the bytes granted,
+ * or the end of a RESEND's range (homa_pace_pkt_cut()).
+ */
+static void homa_msgout_fit(struct homa_rpc *rpc, struct sk_buff *skb,
+			    u32 limit)
+{
+	u32 bytes = skb->len - sizeof(struct homa_data_hdr);
+	u32 keep = homa_pace_pkt_cut(bytes, limit - homa_skb_cb(skb)->offset,
+				     skb_shinfo(skb)->gso_size);
+
+	if (keep && keep < bytes)
+		homa_msgout_cut(rpc, skb, keep);
+}
+
 /**
- * homa_msgout_next() - The next packet of an RPC's message to send.
+ * homa_msgout_next() - The next packet of an RPC's message to send; a
+ * packet that reaches past the bytes granted (or asked for by the RESEND
+ * being answered) is cut first, if it can be (homa_msgout_fit()).
  * @rpc: the RPC; the caller holds its socket's lock.
  *
  * Return: the first packet not yet sent if it is granted, else NULL.
  */
 static struct sk_buff *homa_msgout_next(struct homa_rpc *rpc)
 {
-	struct sk_buff *skb = rpc->msgout.next_xmit;
+	struct homa_msgout *out = &rpc->msgout;
+	struct sk_buff *skb = out->next_xmit;
 
 	lockdep_assert_held(&rpc->hsk->lock);
-	if (rpc->msgout.resend_next)
-		return rpc->msgout.resend_next;
-	if (skb && homa_skb_cb(skb)->offset < rpc->msgout.granted)
-		return skb;
-	return NULL;
+	if (out->resend_next) {
+		homa_msgout_fit(rpc, out->resend_next, out->resend_end);
+		return out->resend_next;
+	}
+	if (!skb || homa_skb_cb(skb)->offset >= out->granted)
+		return NULL;
+	homa_msgout_fit(rpc, skb, out->granted);
+	return skb;
 }
 
 /**
@@ -424,6 +494,25 @@ bool homa_msgout_peek(struct homa_rpc *rpc, struct homa_msgout_peek *pk)
 }
 
 /*
+ * A RESEND asks for bytes from @start on, within stored packet *@skb:
+ * cut off the whole segments in front of them, which arrived, and point
+ * *@skb at the packet that starts with the rest (homa_pace_pkt_skip()).
+ */
+static void homa_resend_skip(struct homa_rpc *rpc, struct sk_buff **skb,
+			     u32 start)
+{
+	u32 offset = homa_skb_cb(*skb)->offset;
+	u32 skip;
+
+	if (start <= offset)
+		return;
+	skip = homa_pace_pkt_skip(start - offset,
+				  skb_shinfo(*skb)->gso_size);
+	if (skip && homa_msgout_cut(rpc, *skb, skip))
+		*skb = (*skb)->next;
+}
+
+/*
  * Point resend_next at the first packet of the lowest queued RESEND range
  * that is not below @from, searching from @skb on (NULL: from the first
  * packet); NULL when no range is left.
@@ -447,6 +536,7 @@ static void homa_resend_next_range(struct homa_rpc *rpc, struct sk_buff *skb,
 				break;
 			if (offset + skb->len - sizeof(struct homa_data_hdr) >
 			    r.start) {
+				homa_resend_skip(rpc, &skb, r.start);
 				out->resend_next = skb;
 				out->resend_end = r.end;
 				return;

@@ -336,17 +336,56 @@ u32 homa_pace_pkt_max(const struct homa_pace_params *p, u32 max_gso)
 }
 
 /**
+ * homa_pace_pkt_cut() - Message bytes of a stored DATA packet that may go
+ * now when only its first @room bytes are granted (or asked for by a
+ * RESEND): the whole segments that cover @room, so that a message's
+ * sender exceeds what its receiver counts on by less than one segment,
+ * not by up to a whole stored packet (max_gso_size) per message.
+ * @bytes: message bytes the packet carries.
+ * @room: bytes of it below the limit.
+ * @mss: message bytes per segment (0: the packet is one segment).
+ *
+ * Return: @bytes when the packet may go whole, else a multiple of @mss
+ * below @bytes; 0 when @room is 0.
+ */
+u32 homa_pace_pkt_cut(u32 bytes, u32 room, u32 mss)
+{
+	u64 cut;
+
+	if (!room)
+		return 0;
+	if (!mss || room >= bytes)
+		return bytes;
+	cut = (u64)room + (mss - room % mss) % mss;
+	return cut < bytes ? (u32)cut : bytes;
+}
+
+/**
+ * homa_pace_pkt_skip() - Message bytes at the front of a stored DATA
+ * packet that a retransmission leaves out because the receiver has them:
+ * the whole segments within the first @before bytes.
+ * @before: bytes of the packet below the first byte asked for.
+ * @mss: message bytes per segment (0: the packet is one segment).
+ *
+ * Return: a multiple of @mss, at most @before (0 with @mss 0).
+ */
+u32 homa_pace_pkt_skip(u32 before, u32 mss)
+{
+	return mss ? before - before % mss : 0;
+}
+
+/**
  * homa_pace_pkt_held() - The size of new stored DATA packets once the
  * held count has held the pacer back lately.
  * @pkt: homa_pace_pkt_max()'s size.
  * @held_lately: nonzero if the pacer waited for the held count lately.
  *
- * A packet goes once its first byte is granted, so a receiver's window
- * is, in effect, rounded up to whole packets. homa_pace_pkt_max() sizes
- * packets by link_mbps; a host whose held count stops the pacer has
- * evidence that link_mbps is above the link's rate, and so that its
- * packets are larger than the link warrants: a receiver whose window is
- * a few KB would get a whole 64 KB packet per message.
+ * homa_pace_pkt_max() sizes packets by link_mbps; a host whose held
+ * count stops the pacer has evidence that link_mbps is above the link's
+ * rate, and so that its packets are larger than the link warrants. A
+ * packet is cut where the grant ends (homa_pace_pkt_cut()), so it no
+ * longer exceeds a receiver's window; but a large packet still holds the
+ * host's queue for its whole length once it goes.
  *
  * Return: @pkt, or at most HOMA_PACE_PKT_FLOOR if @held_lately.
  */

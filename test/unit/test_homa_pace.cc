@@ -1059,6 +1059,69 @@ TEST(homa_pace, homa_pace_pkt_held__floor_when_held)
 		  10000u);
 }
 
+/* ---- homa_pace_pkt_cut, homa_pace_pkt_skip ------------------------------- */
+
+TEST(homa_pace, homa_pace_pkt_cut__values)
+{
+	/* Room for all of it, or more: the packet goes whole. */
+	EXPECT_EQ(homa_pace_pkt_cut(8688, 8688, 1448), 8688u);
+	EXPECT_EQ(homa_pace_pkt_cut(8688, 10000, 1448), 8688u);
+	/* One byte granted: one segment. */
+	EXPECT_EQ(homa_pace_pkt_cut(8688, 1, 1448), 1448u);
+	/* A segment boundary exactly, and one byte past it. */
+	EXPECT_EQ(homa_pace_pkt_cut(8688, 2896, 1448), 2896u);
+	EXPECT_EQ(homa_pace_pkt_cut(8688, 2897, 1448), 4344u);
+	/* Room in the last segment, which is short: whole packet. */
+	EXPECT_EQ(homa_pace_pkt_cut(5000, 4345, 1448), 5000u);
+	EXPECT_EQ(homa_pace_pkt_cut(5000, 4344, 1448), 4344u);
+	/* A one-segment packet (mss 0) is never cut. */
+	EXPECT_EQ(homa_pace_pkt_cut(1000, 1, 0), 1000u);
+	/* No room: nothing. */
+	EXPECT_EQ(homa_pace_pkt_cut(8688, 0, 1448), 0u);
+	EXPECT_EQ(homa_pace_pkt_cut(1000, 0, 0), 0u);
+	/* 64 KB packets: no overflow near the top. */
+	EXPECT_EQ(homa_pace_pkt_cut(65000, 64999, 65000), 65000u);
+	EXPECT_EQ(homa_pace_pkt_cut(0xffffffffu, 0xfffffffeu, 0x80000000u),
+		  0xffffffffu);
+}
+
+TEST(homa_pace, homa_pace_pkt_skip__values)
+{
+	EXPECT_EQ(homa_pace_pkt_skip(0, 1448), 0u);
+	EXPECT_EQ(homa_pace_pkt_skip(1447, 1448), 0u);
+	EXPECT_EQ(homa_pace_pkt_skip(1448, 1448), 1448u);
+	EXPECT_EQ(homa_pace_pkt_skip(4000, 1448), 2896u);
+	EXPECT_EQ(homa_pace_pkt_skip(4000, 0), 0u);
+}
+
+/* Segment by segment: what the cut sends, and what the skip leaves out. */
+TEST(homa_pace, homa_pace_pkt_cut__random_vs_model)
+{
+	const uint64_t seed = unit::test_seed();
+	std::mt19937_64 rng(seed);
+
+	SCOPED_TRACE(unit::seed_msg(seed));
+	for (int i = 0; i < 20000; i++) {
+		uint32_t mss = rng() % 4 ? 1 + rng() % 9000 : 0;
+		uint32_t bytes = 1 + rng() % 65536;
+		uint32_t room = rng() % (bytes + 2);
+		uint32_t want = 0, skip = 0, seg = mss ? mss : bytes;
+
+		/* Naive: add whole segments until the room is covered. */
+		while (want < bytes && want < room)
+			want += seg;
+		if (want > bytes)
+			want = bytes;
+		/* Naive: whole segments wholly below room. */
+		while (mss && skip + mss <= room)
+			skip += mss;
+		SCOPED_TRACE(testing::Message() << "bytes " << bytes << " room "
+			     << room << " mss " << mss);
+		ASSERT_EQ(homa_pace_pkt_cut(bytes, room, mss), want);
+		ASSERT_EQ(homa_pace_pkt_skip(room, mss), skip);
+	}
+}
+
 TEST(homa_pace, homa_pace_pkt_max__random_vs_model)
 {
 	const uint64_t seed = unit::test_seed();

@@ -5,7 +5,8 @@
 # than MTU segments); with TSO off, Homa's software segmentation cuts it.
 # Message bytes beyond a few hundred sit in page fragments of the stored
 # packets: echoes across the linear/fragment boundary, over stored
-# packets of 1000 B to 64 KB (max_gso_size), and with scatter-gather off
+# packets of 1000 B to 64 KB (max_gso_size), cut where a small grant
+# window ends, and with scatter-gather off
 # (the stack must copy the fragments into one buffer) arrive intact, with
 # the pages of freed packets reused for later messages and given back
 # to the allocator once the cache is idle.
@@ -70,7 +71,35 @@ for gso in 1000 20000 65536; do
 	check "max_gso_size $gso: IPv6 random sizes" in_ns off1 \
 		"$HOMA_TEST" client fd04::2 41 20 0 4
 done
-homa_set max_gso_size=10000 off1 off2
+
+# A small fixed grant window over 64 KB stored packets: a packet that
+# reaches past the granted offset is cut at a segment boundary
+# (data_splits), with TSO on and off (Homa's segmentation of a cut
+# packet); every echo arrives byte for byte.
+for kv in max_gso_size=65536 window=3000 rtt_adaptive=0 unsched_bytes=5000; do
+	homa_set "$kv" off1 off2
+done
+for tso in on off; do
+	in_ns off1 ethtool -K veth1 tso "$tso" > /dev/null
+	in_ns off2 ethtool -K veth2 tso "$tso" > /dev/null
+	cuts1=$(metric off1 data_splits)
+	cuts2=$(metric off2 data_splits)
+	for size in 4097 300000 1000000; do
+		check "window 3000, TSO $tso: IPv4 echo $size B" in_ns off1 \
+			"$HOMA_TEST" client 10.4.0.2 40 3 "$size" 1
+	done
+	check "window 3000, TSO $tso: IPv6 random sizes" in_ns off1 \
+		"$HOMA_TEST" client fd04::2 41 20 0 4
+	check "TSO $tso: the client cut packets at the grant" \
+		test "$(metric off1 data_splits)" -gt "$cuts1"
+	check "TSO $tso: the server cut packets at the grant" \
+		test "$(metric off2 data_splits)" -gt "$cuts2"
+done
+in_ns off1 ethtool -K veth1 tso on > /dev/null
+in_ns off2 ethtool -K veth2 tso on > /dev/null
+for kv in window=0 rtt_adaptive=1 unsched_bytes=40000 max_gso_size=10000; do
+	homa_set "$kv" off1 off2
+done
 
 # No scatter-gather: fragments are copied into one buffer on the way out.
 in_ns off1 ethtool -K veth1 sg off > /dev/null
