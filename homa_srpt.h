@@ -34,10 +34,16 @@
 #define HOMA_SRPT_SCALE_FULL 1024
 
 /*
- * A scaled window is never below this many bytes: one full-size packet
- * (1500-byte MTU) and a little more, so a congested sender still moves.
+ * A scaled window is never below this many bytes, so a congested sender
+ * still moves: a stored packet on a slow link (HOMA_PACE_PKT_FLOOR), the
+ * least that went per message while a packet went whole once its first
+ * byte was granted. Since a sender stops at the segment that holds the
+ * granted offset, a floor of one 1500-byte packet let the reaction
+ * starve Homa beside TCP (5-18% of the link, util/README-bench.md); with
+ * this floor a congested peer gives up messages (homa_srpt_peer_limit())
+ * rather than bytes per message where windows are at rtt_window_min.
  */
-#define HOMA_SRPT_MIN_WINDOW 1500
+#define HOMA_SRPT_MIN_WINDOW 10000
 
 /**
  * struct homa_srpt_cand - one incoming message the grant decision may

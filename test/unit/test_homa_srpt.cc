@@ -259,7 +259,7 @@ ModelOut model_grants(const homa_srpt_params &p, uint64_t credit,
 		if (x.scale != 0 && x.scale < 1024) {
 			w = (uint64_t)std::floor((double)window * x.scale /
 						 1024.0);
-			w = std::min<uint64_t>(std::max<uint64_t>(w, 1500),
+			w = std::min<uint64_t>(std::max<uint64_t>(w, 10000),
 					       window);
 		}
 		uint64_t t = std::min<uint64_t>(x.length,
@@ -737,8 +737,9 @@ TEST(homa_srpt, homa_srpt_scaled__values)
 	EXPECT_EQ(homa_srpt_scaled(100000, HOMA_SRPT_SCALE_FULL), 100000u);
 	EXPECT_EQ(homa_srpt_scaled(100000, 5000), 100000u);
 	EXPECT_EQ(homa_srpt_scaled(100000, 512), 50000u);
-	EXPECT_EQ(homa_srpt_scaled(100000, 100), 9765u);
-	/* Floored at one packet, but never above the window. */
+	EXPECT_EQ(homa_srpt_scaled(100000, 200), 19531u);
+	EXPECT_EQ(homa_srpt_scaled(100000, 100), 10000u);
+	/* Floored at a slow link's stored packet, never above the window. */
 	EXPECT_EQ(homa_srpt_scaled(100000, 1), (u32)HOMA_SRPT_MIN_WINDOW);
 	EXPECT_EQ(homa_srpt_scaled(1000, 1), 1000u);
 	/* No overflow with the largest window. */
