@@ -194,6 +194,18 @@ u32 homa_srpt_scaled(u32 window, u32 scale)
 	return w < window ? w : window;
 }
 
+/*
+ * Bytes @c was granted beyond its unscheduled ones that have not arrived
+ * (up to its end; 0 if it received more than that).
+ */
+static u32 homa_srpt_owed(const struct homa_srpt_cand *c)
+{
+	u32 granted = c->granted < c->length ? c->granted : c->length;
+	u32 floor = c->received > c->unsched ? c->received : c->unsched;
+
+	return granted > floor ? granted - floor : 0;
+}
+
 /**
  * homa_srpt_outstanding() - Bytes the receiver granted that have not yet
  * arrived.
@@ -213,16 +225,10 @@ u32 homa_srpt_scaled(u32 window, u32 scale)
 u64 homa_srpt_outstanding(const struct homa_srpt_cand *cands, u32 n)
 {
 	u64 total = 0;
-	u32 i, granted, floor;
+	u32 i;
 
-	for (i = 0; i < n; i++) {
-		granted = cands[i].granted < cands[i].length ?
-			  cands[i].granted : cands[i].length;
-		floor = cands[i].received > cands[i].unsched ?
-			cands[i].received : cands[i].unsched;
-		if (granted > floor)
-			total += granted - floor;
-	}
+	for (i = 0; i < n; i++)
+		total += homa_srpt_owed(&cands[i]);
 	return total;
 }
 
@@ -262,18 +268,22 @@ void homa_srpt_fifo_init(struct homa_srpt_fifo *f)
 }
 
 /*
- * The oldest message that could use a grant and is not among the first
- * @num of @ranked, or @n if there is none. Ties go to the fewer bytes
- * remaining, then to the lower index.
+ * The oldest message that could use a grant, is not among the first
+ * @num of @ranked and is owed less than @max_owed granted bytes
+ * (homa_srpt_owed()), or @n if there is none. Ties go to the fewer bytes
+ * remaining, then to the lower index. A message still owed a whole FIFO
+ * grant is passed over: its sender is not answering (or its bytes wait
+ * in a queue), and granting it again would only add to what waits.
  */
 static u32 homa_srpt_oldest(const struct homa_srpt_cand *cands, u32 n,
-			    const u32 *ranked, u32 num)
+			    const u32 *ranked, u32 num, u32 max_owed)
 {
 	u32 best = n, i;
 
 	for (i = 0; i < n; i++) {
 		if (!homa_srpt_eligible(&cands[i]) ||
-		    homa_srpt_is_ranked(ranked, num, i))
+		    homa_srpt_is_ranked(ranked, num, i) ||
+		    homa_srpt_owed(&cands[i]) >= max_owed)
 			continue;
 		if (best == n || cands[i].birth < cands[best].birth ||
 		    (cands[i].birth == cands[best].birth &&
@@ -310,7 +320,8 @@ static u64 homa_srpt_trim_step(const struct homa_srpt_params *p, u64 half)
 
 /*
  * The FIFO share: once @fifo has saved up a grant's worth of credit, the
- * oldest message outside the SRPT set (@ranked, @active) gets up to
+ * oldest message outside the SRPT set (@ranked, @active) that is owed
+ * less than fifo_increment (homa_srpt_oldest()) gets up to
  * fifo_increment more bytes, within *@budget (reduced by what it takes);
  * if the budget leaves less than homa_srpt_trim_step() of half of
  * fifo_increment, it gets none yet and the credit stays.
@@ -331,7 +342,8 @@ static u64 homa_srpt_fifo_pick(const struct homa_srpt_params *p,
 	*victim = n;
 	if (frac == 0 || p->fifo_increment == 0 || fifo->credit < threshold)
 		return 0;
-	*victim = homa_srpt_oldest(cands, n, ranked, active);
+	*victim = homa_srpt_oldest(cands, n, ranked, active,
+				   p->fifo_increment);
 	if (*victim == n) {
 		/* Nobody is waiting: keep one grant's worth only. */
 		fifo->credit = threshold;
@@ -403,10 +415,14 @@ static bool homa_srpt_grant_due(const struct homa_srpt_params *p,
  * (homa_srpt_trim_step()). FIFO share: granting B bytes by SRPT adds
  * B * fifo_fraction to @fifo->credit; when the credit reaches
  * fifo_increment * (1000 - fifo_fraction), the oldest message that needs
- * a grant and was not chosen gets up to fifo_increment more bytes at
- * level 0, or none yet if the budget leaves less than a step of half
- * that (before the SRPT grants take their share of max_incoming; its
- * entry comes last, with @fifo set, and only if it grants new bytes), and
+ * a grant, was not chosen and is owed less than fifo_increment of what
+ * it was granted gets up to fifo_increment more bytes at the highest
+ * scheduled level (@p->max_sched_prio: at level 0, under strict
+ * priority, they would wait behind every ranked message, the very
+ * starvation the share is for, and draw RESENDs while they wait), or
+ * none yet if the budget leaves less than a step of half that (before
+ * the SRPT grants take their share of max_incoming; its entry comes
+ * last, with @fifo set, and only if it grants new bytes), and
  * the credit falls by (1000 - fifo_fraction) per byte granted. So over
  * time about fifo_fraction per mille of granted bytes go to old messages.
  *
@@ -463,7 +479,7 @@ u32 homa_srpt_grants(const struct homa_srpt_params *p,
 	if (fifo_bytes != 0) {
 		out[num_out].index = victim;
 		out[num_out].offset = fifo_offset;
-		out[num_out].priority = 0;
+		out[num_out].priority = (u8)p->max_sched_prio;
 		out[num_out].fifo = 1;
 		out[num_out].rank = 0;
 		num_out++;

@@ -221,8 +221,14 @@ ModelOut model_grants(const homa_srpt_params &p, uint64_t credit,
 		int victim = -1;
 
 		for (uint32_t i = 0; i < c.size(); i++) {
+			uint64_t g = std::min(c[i].granted, c[i].length);
+			uint64_t fl = std::max(c[i].received, c[i].unsched);
+
 			if (!model_eligible(c[i]) ||
 			    std::find(r.begin(), r.end(), i) != r.end())
+				continue;
+			/* Still owed a whole FIFO grant: passed over. */
+			if (g > fl && g - fl >= p.fifo_increment)
 				continue;
 			if (victim < 0 ||
 			    std::make_pair(c[i].birth, c[i].remaining) <
@@ -246,8 +252,8 @@ ModelOut model_grants(const homa_srpt_params &p, uint64_t credit,
 			if (fifo < want && fifo < fstep)
 				fifo = 0;
 			budget -= (int64_t)fifo;
-			fifo_g = { (uint32_t)victim, (uint32_t)(b + fifo), 0, 1,
-				   0 };
+			fifo_g = { (uint32_t)victim, (uint32_t)(b + fifo),
+				   p.max_sched_prio, 1, 0 };
 		}
 	}
 	for (uint32_t k = 0; k < r.size(); k++) {
@@ -941,6 +947,7 @@ TEST(homa_srpt, homa_srpt_grants__fifo_credit_and_grant)
 		cand(3, 800000, 0, 10000, 3),
 	};
 
+	c[0].unsched = 10000;	/* owed nothing: a FIFO victim */
 	/* Rank 0 gets 10000 new bytes: credit 10000 * 100. */
 	EXPECT_EQ(grants(p, &f, c),
 		  std::vector<G>({ { 1, 20000, 0, 0, 0 } }));
@@ -955,13 +962,17 @@ TEST(homa_srpt, homa_srpt_grants__fifo_credit_and_grant)
 	}
 	EXPECT_EQ(f.credit, 9000000u);
 
-	/* Now the oldest (index 0) gets 10000 at level 0, entry last. */
+	/*
+	 * Now the oldest (index 0) gets 10000 at the highest scheduled
+	 * level (3), above rank 0's (0 here: one message is active), so
+	 * that strict priority does not starve it; its entry comes last.
+	 */
 	c[1].granted += 10000;
 	c[1].received += 10000;
 	c[1].remaining -= 10000;
 	EXPECT_EQ(grants(p, &f, c),
 		  std::vector<G>({ { 1, 110000, 0, 0, 0 },
-				   { 0, 20000, 0, 1, 0 } }));
+				   { 0, 20000, 3, 1, 0 } }));
 	/* 9000000 + 10000 * 100 - 10000 * 900 */
 	EXPECT_EQ(f.credit, 1000000u);
 }
@@ -977,11 +988,40 @@ TEST(homa_srpt, homa_srpt_grants__fifo_victim_is_oldest_unchosen)
 		cand(4, 980000, 0, 10000, 4),
 	};
 
+	c[2].unsched = 10000;
+	c[3].unsched = 10000;
 	std::vector<G> g = grants(p, &f, c);
 
 	ASSERT_EQ(g.size(), 2u);
 	EXPECT_EQ(g[0], (G{ 0, 20000, 0, 0, 0 }));
-	EXPECT_EQ(g[1], (G{ 2, 11000, 0, 1, 0 }));
+	EXPECT_EQ(g[1], (G{ 2, 11000, 3, 1, 0 }));
+}
+
+TEST(homa_srpt, homa_srpt_grants__fifo_passes_over_owed)
+{
+	/* increment 1000: a message owed 1000 or more is passed over. */
+	homa_srpt_params p = params(1, 20000, 1000000, 5, 500, 1000);
+	homa_srpt_fifo f = { 500000 };
+	std::vector<homa_srpt_cand> c = {
+		cand(1, 900000, 0, 10000, 1),		/* rank 0 */
+		cand(3, 990000, 0, 10000, 3),		/* oldest unchosen */
+		cand(4, 980000, 0, 10000, 4),
+	};
+
+	c[1].unsched = 9000;			/* owed 1000 */
+	c[2].unsched = 9001;			/* owed 999 */
+	std::vector<G> g = grants(p, &f, c);
+
+	ASSERT_EQ(g.size(), 2u);
+	EXPECT_EQ(g[1], (G{ 2, 11000, 5, 1, 0 }));
+
+	/* Both owed a whole grant: no FIFO grant, one grant's credit. */
+	f.credit = 5000000;
+	c[2].unsched = 9000;
+	g = grants(p, &f, c);
+	ASSERT_EQ(g.size(), 1u);
+	EXPECT_EQ(g[0].fifo, 0u);
+	EXPECT_EQ(f.credit, 500000u + 10000u * 500);
 }
 
 TEST(homa_srpt, homa_srpt_grants__fifo_no_victim_caps_credit)
@@ -1044,9 +1084,11 @@ TEST(homa_srpt, homa_srpt_grants__fifo_before_srpt_in_budget)
 		cand(2, 500000, 0, 10000, 5),
 	};
 
-	EXPECT_EQ(grants(p, &f, c),
+	/* The victim's 10000 were unscheduled: count them in other. */
+	c[0].unsched = 10000;
+	EXPECT_EQ(grants(p, &f, c, 10000),
 		  std::vector<G>({ { 1, 10000, 0, 0, 0 },
-				   { 0, 15000, 0, 1, 0 } }));
+				   { 0, 15000, 3, 1, 0 } }));
 	EXPECT_EQ(f.credit, 9000000u - 5000u * 900);
 }
 
@@ -1075,21 +1117,23 @@ TEST(homa_srpt, homa_srpt_grants__fifo_trimmed_needs_a_step)
 	};
 
 	p.grant_increment = 10000;
+	/* The victim's 10000 were unscheduled: count them in other. */
+	c[0].unsched = 10000;
 	/* Budget 25000 - 20000 - 1000 = 4000 < 5000: none, credit kept. */
-	EXPECT_EQ(grants(p, &f, c, 1000),
+	EXPECT_EQ(grants(p, &f, c, 11000),
 		  std::vector<G>({ { 1, 10000, 0, 0, 0 } }));
 	EXPECT_EQ(f.credit, 9000000u);
 	/* Budget 5000: half of fifo_increment, granted. */
-	EXPECT_EQ(grants(p, &f, c),
+	EXPECT_EQ(grants(p, &f, c, 10000),
 		  std::vector<G>({ { 1, 10000, 0, 0, 0 },
-				   { 0, 15000, 0, 1, 0 } }));
+				   { 0, 15000, 3, 1, 0 } }));
 	EXPECT_EQ(f.credit, 9000000u - 5000u * 900);
 	/* A smaller grant_increment lowers the step: 4000 >= 3000. */
 	f.credit = 9000000;
 	p.grant_increment = 3000;
-	EXPECT_EQ(grants(p, &f, c, 1000),
+	EXPECT_EQ(grants(p, &f, c, 11000),
 		  std::vector<G>({ { 1, 10000, 0, 0, 0 },
-				   { 0, 14000, 0, 1, 0 } }));
+				   { 0, 14000, 3, 1, 0 } }));
 }
 
 TEST(homa_srpt, homa_srpt_grants__fifo_credit_capped)
@@ -1221,8 +1265,14 @@ TEST(homa_srpt, homa_srpt_grants__random_vs_model)
 				ASSERT_FALSE(old.flags & HOMA_SRPT_STALLED);
 				ASSERT_GE(x.offset, old.granted);
 				ASSERT_LE(x.offset, old.length);
-				ASSERT_LE(x.priority,
-					  x.fifo ? 0u : p.max_sched_prio);
+				if (x.fifo) {
+					/* Top scheduled level; owed < inc. */
+					ASSERT_EQ(x.priority, p.max_sched_prio);
+					ASSERT_LT(homa_srpt_outstanding(&old, 1),
+						  p.fifo_increment);
+				} else {
+					ASSERT_LE(x.priority, p.max_sched_prio);
+				}
 				(x.fifo ? fifo_n : srpt_n)++;
 				after[x.index].granted = x.offset;
 			}
