@@ -31,6 +31,22 @@ void homa_cutoffs_get(struct homa_net *hnet, u32 *cutoffs)
 		cutoffs[i] = homa_cfg(hnet, unsched_cutoffs[i]);
 }
 
+/**
+ * homa_cutoffs_max_sched() - The highest level of this host's scheduled
+ * packets (the levels below its lowest unscheduled one).
+ * @hnet: the namespace's Homa host.
+ *
+ * Return: the level.
+ */
+u8 homa_cutoffs_max_sched(struct homa_net *hnet)
+{
+	u32 cutoffs[HOMA_MAX_PRIORITIES];
+
+	homa_cutoffs_get(hnet, cutoffs);
+	return (u8)homa_prio_max_sched(cutoffs,
+				       homa_cfg(hnet, num_priorities));
+}
+
 /* Install computed cutoffs if they differ; the config mutex is held. */
 static void homa_cutoffs_set(struct homa_net *hnet, const u32 *cutoffs)
 {

@@ -221,7 +221,6 @@ static bool homa_grant_commit(struct homa_net *hnet,
 	WRITE_ONCE(rpc->msgin.granted, d->offset);
 	/* Time the first DATA its sender sends with this GRANT in hand. */
 	homa_rpc_rx_probe_start(rpc, d->offset);
-	WRITE_ONCE(rpc->msgin.sched_prio, d->priority);
 	homa_grant_recount(&hnet->grant, rpc);
 	homa_metric_inc(hnet, HOMA_M_grant_decisions);
 	homa_metric_add(hnet, HOMA_M_grant_bytes, d->offset - old);
@@ -321,14 +320,11 @@ static void homa_grant_params(struct homa_net *hnet,
 			      struct homa_srpt_params *p)
 {
 	struct homa_config *cfg = &hnet->config;
-	u32 cutoffs[HOMA_MAX_PRIORITIES];
 
-	homa_cutoffs_get(hnet, cutoffs);
 	p->max_overcommit = READ_ONCE(cfg->max_overcommit);
 	p->window = READ_ONCE(cfg->window);
 	p->max_incoming = READ_ONCE(cfg->max_incoming);
-	p->max_sched_prio =
-		homa_prio_max_sched(cutoffs, READ_ONCE(cfg->num_priorities));
+	p->max_sched_prio = homa_cutoffs_max_sched(hnet);
 	p->fifo_fraction = READ_ONCE(cfg->grant_fifo_fraction);
 	p->fifo_increment = HOMA_SRPT_DEFAULT_FIFO_INCREMENT;
 	p->grant_increment = READ_ONCE(cfg->grant_increment);

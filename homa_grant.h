@@ -150,5 +150,6 @@ void homa_cutoffs_pkt(struct homa_net *hnet, struct homa_peer *peer,
 u8 homa_cutoffs_unsched_prio(struct homa_net *hnet, struct homa_peer *peer,
 			     u32 length);
 void homa_cutoffs_get(struct homa_net *hnet, u32 *cutoffs);
+u8 homa_cutoffs_max_sched(struct homa_net *hnet);
 
 #endif /* _HOMA_GRANT_H */

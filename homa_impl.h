@@ -571,6 +571,12 @@ struct homa_msgout {
 	/** @priority: priority for scheduled packets, from the grant. */
 	u8 priority;
 
+	/**
+	 * @resend_prio: priority for scheduled packets sent again, from
+	 * the last RESEND (its level need not be the grant's).
+	 */
+	u8 resend_prio;
+
 	/** @unsched_prio: priority for unscheduled packets (peer cutoffs). */
 	u8 unsched_prio;
 
@@ -657,12 +663,6 @@ struct homa_msgin {
 	 * (WRITE_ONCE) and read with READ_ONCE elsewhere.
 	 */
 	u32 granted;
-
-	/**
-	 * @sched_prio: the level of the last GRANT sent, asked for again in
-	 * RESENDs (same rules as @granted).
-	 */
-	u8 sched_prio;
 
 	/**
 	 * @unsched: @granted as the first packet said it (the bytes its

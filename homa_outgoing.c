@@ -264,6 +264,7 @@ void homa_msgout_attach(struct homa_rpc *rpc, struct sk_buff_head *packets,
 	}
 	out->granted = out->unscheduled;
 	out->priority = 0;
+	out->resend_prio = 0;
 	out->unsched_prio = homa_cutoffs_unsched_prio(rpc->hsk->hnet,
 						      rpc->peer, length);
 	out->birth = homa_clock_ns();
@@ -316,7 +317,13 @@ static void homa_xmit_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 		h->ack.server_port = cpu_to_be16(acks.ack.server_ports[0]);
 	}
 	scheduled = homa_skb_cb(skb)->offset >= out->unscheduled;
-	prio = (scheduled ? out->priority : out->unsched_prio) & 7;
+	if (!scheduled)
+		prio = out->unsched_prio;
+	else if (retransmit)
+		prio = out->resend_prio;
+	else
+		prio = out->priority;
+	prio &= 7;
 	ip = homa_prio_data_ip(homa_cfg(hnet, priority_map[prio]),
 			       homa_cfg(hnet, sched_ip_priority), scheduled);
 	homa_metric_inc(hnet, HOMA_M_data_tx_prio0 + prio);
@@ -665,7 +672,7 @@ void homa_msgout_grant(struct homa_rpc *rpc, u32 offset, u8 priority)
  * @rpc: the RPC; the caller holds its socket's lock.
  * @offset: first byte asked for.
  * @length: bytes asked for, or HOMA_RESEND_ALL.
- * @priority: the level to send them at.
+ * @priority: the level to send them at (fresh bytes keep the grant's).
  */
 void homa_msgout_resend(struct homa_rpc *rpc, u32 offset, u32 length,
 			u8 priority)
@@ -685,7 +692,7 @@ void homa_msgout_resend(struct homa_rpc *rpc, u32 offset, u32 length,
 	else
 		end = offset + min_t(u32, length, out->length);
 	end = min_t(u32, end, out->length);
-	out->priority = priority;
+	out->resend_prio = priority;
 	if (homa_msgout_in_host(rpc, true)) {
 		homa_metric_inc(rpc->hsk->hnet, HOMA_M_resend_in_host);
 		if (end > out->granted) {

@@ -2,7 +2,8 @@
 # Echo RPCs survive packet loss: netem drops 1%, 5% and 20% of the packets
 # in both directions; every RPC completes with its bytes intact (while
 # sendmsg reuses the pages of freed packets), and the receivers' RESEND
-# counters show that loss was repaired. Then packets are
+# counters show that loss was repaired, by copies sent at the highest
+# scheduled level. Then packets are
 # also duplicated and reordered: the server must still execute each request
 # at most once (homa_test's server reports any request id it sees twice).
 #
@@ -16,6 +17,10 @@ link_pair loss1 loss2 10.2.0
 # silences; the peer must also be silent for timeout_ticks before an RPC
 # ends, which 1000 ms (as the test has always run) makes unlikely.
 homa_set timeout_ticks=1000 loss1 loss2
+# Pinned cutoffs: levels 7 and 6 unscheduled, 5 the highest scheduled.
+# At most two messages come into a host at once here, so its GRANTs use
+# levels 0 and 1, and a DATA packet at level 5 is a copy sent again.
+homa_set unsched_cutoffs="0 0 0 0 0 0 1000000 100" loss1 loss2
 serve loss2 4 50
 server_out=$SERVE_OUT
 # Resolve the neighbours before the loss starts: a lost ARP exchange takes
@@ -39,6 +44,14 @@ for pct in 1 5 20; do
 	echo "# $pct% loss: $((after - before)) RESENDs sent"
 	check "$pct% loss: RESENDs sent" test "$after" -gt "$before"
 done
+# Copies go at the highest scheduled level (the RESENDs ask for it), not
+# at the level of the message's GRANTs, where they would queue behind
+# every better ranked message.
+copies=$(( $(metric loss1 data_resent) + $(metric loss2 data_resent) ))
+top=$(( $(metric loss1 data_tx_prio5) + $(metric loss2 data_tx_prio5) ))
+echo "# packets sent again: $copies; packets sent at level 5: $top"
+check "copies sent at the highest scheduled level" test "$top" -gt 0
+check "only copies at that level" test "$top" -le "$copies"
 # 64 KB stored packets (max_gso_size, link_mbps 25000) were cut, at
 # grants and around the segments RESENDs asked for, and the bytes above
 # arrived intact.
