@@ -114,6 +114,7 @@ const struct homa_param homa_params[] = {
 		   HOMA_REACT_GRANTS | HOMA_REACT_UNSCHED | HOMA_REACT_FAIR),
 	HOMA_PARAM(rtt_fair_skip_pkts, 1, 0, 64),
 	HOMA_PARAM(sched_ip_priority, -1, -1, 7),
+	HOMA_PARAM(resend_outranked, 1, 0, 1),
 };
 
 const u32 homa_num_params = ARRAY_SIZE(homa_params);

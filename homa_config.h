@@ -290,6 +290,13 @@ struct homa_config {
 	 * @priority_map (homa_prio_data_ip()).
 	 */
 	int sched_ip_priority;
+
+	/**
+	 * @resend_outranked: 1: a receiving RPC counts no silence at a tick
+	 * in which DATA at a higher IP priority than its last GRANT's
+	 * arrived (strict priority held its bytes back); 0: it does.
+	 */
+	int resend_outranked;
 };
 
 /* The parameter may not be written through sysctl. */

@@ -221,6 +221,7 @@ static bool homa_grant_commit(struct homa_net *hnet,
 	WRITE_ONCE(rpc->msgin.granted, d->offset);
 	/* Time the first DATA its sender sends with this GRANT in hand. */
 	homa_rpc_rx_probe_start(rpc, d->offset);
+	WRITE_ONCE(rpc->msgin.sched_prio, d->priority);
 	homa_grant_recount(&hnet->grant, rpc);
 	homa_metric_inc(hnet, HOMA_M_grant_decisions);
 	homa_metric_add(hnet, HOMA_M_grant_bytes, d->offset - old);

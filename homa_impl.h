@@ -457,6 +457,19 @@ struct homa_net {
 	u64 rx_expected;
 
 	/**
+	 * @rx_ip_prios: bit i set when a DATA packet with IP priority i
+	 * arrived since the timer last fired (set_bit() on arrival, taken
+	 * and cleared by the timer).
+	 */
+	unsigned long rx_ip_prios;
+
+	/**
+	 * @rx_ip_prios_tick: @rx_ip_prios as the timer took it at its last
+	 * firing: the IP priorities of DATA that arrived in the last tick.
+	 */
+	unsigned long rx_ip_prios_tick;
+
+	/**
 	 * @rx_rate: the rate DATA arrived at lately (homa_rtt_rate_update());
 	 * timer only.
 	 */
@@ -663,6 +676,12 @@ struct homa_msgin {
 	 * (WRITE_ONCE) and read with READ_ONCE elsewhere.
 	 */
 	u32 granted;
+
+	/**
+	 * @sched_prio: the level of the last GRANT sent (same rules as
+	 * @granted), where the bytes the message is owed wait.
+	 */
+	u8 sched_prio;
 
 	/**
 	 * @unsched: @granted as the first packet said it (the bytes its

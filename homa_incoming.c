@@ -12,6 +12,7 @@
 #include <linux/icmp.h>
 #include <linux/icmpv6.h>
 #include <linux/ip.h>
+#include <net/dsfield.h>
 #include <net/icmp.h>
 #include <net/xfrm.h>
 
@@ -631,6 +632,21 @@ static void homa_skb_saddr(struct sk_buff *skb, struct in6_addr *addr)
 		*addr = ipv6_hdr(skb)->saddr;
 }
 
+/*
+ * Note the IP priority (the top three bits of the TOS or traffic class)
+ * of a DATA packet that arrived, for the timer (homa_net.rx_ip_prios).
+ */
+static void homa_rx_ip_prio_seen(struct homa_net *hnet, struct sk_buff *skb)
+{
+	u8 tos = ip_hdr(skb)->version == 4 ? ip_hdr(skb)->tos :
+		 ipv6_get_dsfield(ipv6_hdr(skb));
+	int bit = tos >> 5;
+
+	/* Most packets find their bit set: no atomic write for them. */
+	if (!test_bit(bit, &hnet->rx_ip_prios))
+		set_bit(bit, &hnet->rx_ip_prios);
+}
+
 /**
  * homa_softirq() - Receive one Homa packet (IPv4 and IPv6).
  * @skb: the packet; skb->data is at the Homa header. Always consumed.
@@ -668,9 +684,11 @@ int homa_softirq(struct sk_buff *skb)
 		goto drop;
 	}
 	homa_metric_inc(hnet, homa_rx_metric(pkt.type));
-	if (pkt.type == DATA)
+	if (pkt.type == DATA) {
 		homa_metric_add(hnet, HOMA_M_rx_data_bytes,
 				skb->len + skb_network_header_len(skb));
+		homa_rx_ip_prio_seen(hnet, skb);
+	}
 	homa_skb_saddr(skb, &saddr);
 
 	rcu_read_lock();

@@ -172,6 +172,8 @@ static const struct {
 		    "RESENDs answered BUSY: copies still in this host"),
 	HOMA_METRIC(probe_in_host,
 		    "RPC ticks without silence: copies still in this host"),
+	HOMA_METRIC(probe_outranked,
+		    "RPC ticks without silence: data at higher levels came"),
 	HOMA_METRIC(drop_wrong_source,
 		    "client RPC packets dropped: not from its server"),
 	HOMA_METRIC(drop_not_host,

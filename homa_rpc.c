@@ -252,6 +252,7 @@ void homa_msgin_reset(struct homa_rpc *rpc)
 	homa_msgin_unwait(rpc);
 	rpc->msgin.length = -1;
 	rpc->msgin.granted = 0;
+	rpc->msgin.sched_prio = 0;
 }
 
 /**

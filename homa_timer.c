@@ -129,6 +129,34 @@ static bool homa_peer_silent(struct homa_peer *peer, int ticks)
 	return time_after_eq(jiffies, heard + msecs_to_jiffies(ticks));
 }
 
+/*
+ * Did DATA at a higher IP priority than that of @rpc's missing bytes
+ * arrive in the last tick? Under strict priority those bytes wait
+ * behind it, so the silence is this host's downlink queue, not loss: the
+ * lowest ranked messages' bytes (level 0) wait while any other level has
+ * data, and RESENDs for them brought copies that overfilled the switch's
+ * band for level 0 and drew more RESENDs (the incast bed). Only a
+ * message missing scheduled bytes (its unscheduled ones go at their own
+ * level) is judged, at the IP priority of its last GRANT's level.
+ */
+static bool homa_msgin_outranked(struct homa_rpc *rpc,
+				 const struct homa_config *c)
+{
+	struct homa_msgin *in = &rpc->msgin;
+	struct homa_gap gap;
+	int level, ip;
+
+	if (!READ_ONCE(c->resend_outranked) || in->length < 0 ||
+	    homa_gaps_first_missing(&in->gaps, READ_ONCE(in->granted),
+				    &gap) ||
+	    gap.start < in->unsched)
+		return false;
+	level = READ_ONCE(in->sched_prio) & (HOMA_MAX_PRIORITIES - 1);
+	ip = homa_prio_data_ip(READ_ONCE(c->priority_map[level]),
+			       READ_ONCE(c->sched_ip_priority), true);
+	return (READ_ONCE(rpc->hsk->hnet->rx_ip_prios_tick) >> (ip + 1)) != 0;
+}
+
 /* Bytes @rpc's sender may send that have not arrived. */
 static u32 homa_rpc_owed(const struct homa_rpc *rpc)
 {
@@ -241,6 +269,9 @@ static u32 homa_timer_rpc(struct homa_rpc *rpc, const struct homa_config *c,
 	if (!homa_timer_waiting(rpc, &v.receiving))
 		return 0;
 	v.held = v.receiving && homa_msgin_held(rpc);
+	v.outranked = v.receiving && !v.held && homa_msgin_outranked(rpc, c);
+	if (v.outranked)
+		homa_metric_inc(hnet, HOMA_M_probe_outranked);
 	v.grant_wait = v.held && homa_msgin_grant_wait(rpc, c);
 	v.nothing_yet = rpc->msgin.length < 0;
 	v.peer_silent = homa_peer_silent(rpc->peer,
@@ -348,6 +379,7 @@ static void homa_timer_fire(struct timer_list *t)
 	hnet->timer_jiffies = now;
 	hnet->timer_count++;
 	WRITE_ONCE(hnet->timer_ms, hnet->timer_ms + ms);
+	hnet->rx_ip_prios_tick = xchg(&hnet->rx_ip_prios, 0);
 	rcu_read_lock();
 	hash_for_each_rcu(hnet->socktab.buckets, bkt, hsk, socktab_node)
 		rx_expected += homa_timer_sock(hsk);

@@ -89,9 +89,10 @@ static bool homa_probe_stall_counts(const struct homa_probe_view *v)
  * host holds its message back for buffer space (a forged message that
  * nothing would ever complete must not live forever), but not while it
  * only waits for grants that the FIFO share will give (@v->grant_wait).
- * A held message counts no silence. The RPC times out only when it has
- * been silent for @par->timeout_ms, HOMA_TIMEOUT_PROBES probes went
- * unanswered and its whole peer is silent.
+ * A held message counts no silence; an outranked one (@v->outranked)
+ * counts none at this tick and keeps what it counted. The RPC times out
+ * only when it has been silent for @par->timeout_ms, HOMA_TIMEOUT_PROBES
+ * probes went unanswered and its whole peer is silent.
  * Otherwise it probes after @par->wait_ms of silence, then every
  * @par->interval_ms; after BUSY answers in a row, every @par->busy_ms
  * doubled for each of them (up to HOMA_BUSY_BACKOFF_MAX times), at least
@@ -125,6 +126,8 @@ enum homa_probe_action homa_probe_tick(struct homa_probe *p,
 		p->probes = 0;
 		return HOMA_PROBE_NONE;
 	}
+	if (v->outranked)
+		return HOMA_PROBE_NONE;
 	p->silent_ms += ms;
 	p->since_probe_ms += ms;
 	if (p->silent_ms >= par->timeout_ms &&

@@ -104,6 +104,14 @@ struct homa_probe_view {
 	 */
 	bool grant_wait;
 
+	/**
+	 * @outranked: DATA at a higher IP priority than the incoming
+	 * message's missing bytes arrived in the last tick: they wait
+	 * behind it, so no silence counts (the stall does), and what was
+	 * counted stays.
+	 */
+	bool outranked;
+
 	/** @nothing_yet: no byte of the incoming message has arrived. */
 	bool nothing_yet;
 

@@ -93,6 +93,7 @@ const Expected kExpected[] = {
 	SCALAR(rtt_congestion_react, "rtt_congestion_react", 0),
 	SCALAR(rtt_fair_skip_pkts, "rtt_fair_skip_pkts", 1),
 	SCALAR(sched_ip_priority, "sched_ip_priority", -1),
+	SCALAR(resend_outranked, "resend_outranked", 1),
 	SCALAR(pacer_held_max_kb, "pacer_held_max_kb", 128),
 	SCALAR(pacer_drain_queue_us, "pacer_drain_queue_us", 2000),
 	/* Throughput (issue 12). */
@@ -664,6 +665,7 @@ TEST(homa_config_check, spec_ranges_from_spec)
 		{ "rtt_congestion_react", -1 },	{ "rtt_congestion_react", 8 },
 		{ "rtt_fair_skip_pkts", -1 },	{ "rtt_fair_skip_pkts", 65 },
 		{ "sched_ip_priority", -2 },	{ "sched_ip_priority", 8 },
+		{ "resend_outranked", -1 },	{ "resend_outranked", 2 },
 		{ "pacer_held_max_kb", -1 },
 		{ "rtt_window_measured", -1 },	{ "rtt_window_measured", 2 },
 		{ "pacer_held_max_kb", 1000001 },

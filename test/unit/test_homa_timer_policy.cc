@@ -61,6 +61,7 @@ homa_probe_view view(bool receiving, bool held, bool nothing_yet,
 
 	v.receiving = receiving;
 	v.held = held;
+	v.outranked = false;
 	v.grant_wait = grant_wait;
 	v.nothing_yet = nothing_yet;
 	v.peer_silent = peer_silent;
@@ -171,6 +172,44 @@ TEST(homa_probe_tick, held_message_counts_no_silence)
 			  HOMA_PROBE_NONE);
 	EXPECT_EQ(pr.p.silent_ms, 0);
 	EXPECT_EQ(pr.p.probes, 0);
+}
+
+TEST(homa_probe_tick, outranked_counts_no_silence_and_keeps_it)
+{
+	Probe pr;
+	homa_probe_params par = params(100, 0, 5, 5);
+	homa_probe_view v = view(true, false, false, true);
+
+	pr.p.silent_ms = 3;
+	pr.p.probes = 2;
+	pr.p.since_probe_ms = 1;
+	v.outranked = true;
+	for (int i = 0; i < 5000; i++)
+		ASSERT_EQ(pr.tick(v, par, 1), HOMA_PROBE_NONE);
+	/* Nothing counted, nothing forgotten, no timeout. */
+	EXPECT_EQ(pr.p.silent_ms, 3);
+	EXPECT_EQ(pr.p.probes, 2);
+	EXPECT_EQ(pr.p.since_probe_ms, 1);
+	/* A tick that is not outranked counts again. */
+	v.outranked = false;
+	EXPECT_EQ(pr.tick(v, par, 1), HOMA_PROBE_NONE);
+	EXPECT_EQ(pr.p.silent_ms, 4);
+	EXPECT_EQ(pr.p.since_probe_ms, 2);
+}
+
+TEST(homa_probe_tick, outranked_still_stalls)
+{
+	Probe pr;
+	homa_probe_params par = params(100, 300, 5, 5);
+	homa_probe_view v = view(true, false, false, true);
+	homa_probe_action act = HOMA_PROBE_NONE;
+	int i;
+
+	v.outranked = true;
+	for (i = 0; i < 1000 && act == HOMA_PROBE_NONE; i++)
+		act = pr.tick(v, par, 1);
+	EXPECT_EQ(act, HOMA_PROBE_STALL);
+	EXPECT_EQ(i, 300);
 }
 
 TEST(homa_probe_tick, held_message_stalls)

@@ -7,7 +7,8 @@
 # the shorter must complete first (it would not under FIFO grants), every
 # byte intact, and its scheduled packets must carry a higher level than
 # the longer one's (data_tx_prio* of each sender: with two messages
-# granted, the shorter gets level 1 and the longer level 0).
+# granted, the shorter gets level 1 and the longer level 0), and the
+# longer one's wait behind it must not count as its sender's silence.
 #
 #   [h1] eth0 10.0.0.2 --- p1 \
 #                              br0 [sw] p0 (bottleneck) --- eth0 10.0.0.1 [h0]
@@ -78,6 +79,11 @@ for h in h1 h2; do
 			"$(metric "$h" "data_tx_prio$lvl")" 0
 	done
 done
+# While the shorter message's data came at level 1, the longer one's
+# bytes, granted at level 0, waited behind it: h0 did not count that as
+# the longer message's silence (resend_outranked).
+timed check "longer message outranked, not silent" \
+	test "$(metric h0 probe_outranked)" -gt 0
 echo "# h0 sent $(metric h0 resends_sent) RESENDs"
 live_zero h0 h1 h2
 echo "# done after ${SECONDS} s"
