@@ -49,6 +49,7 @@ const struct homa_param homa_params[] = {
 	HOMA_PARAM(link_mbps, 25000, 1, 10000000),
 	HOMA_PARAM(max_nic_queue_ns, 25000, 0, 1000000000),
 	HOMA_PARAM(max_gso_size, 65536, 1000, 65536),
+	HOMA_PARAM(grant_overshoot_ns, 25000, 0, 1000000000),
 	HOMA_PARAM(grant_fifo_fraction, 50, 0, 500),
 	HOMA_PARAM(grant_increment, 10000, 0, HOMA_MAX_MESSAGE_LENGTH),
 	HOMA_PARAM(pacer_fifo_fraction, 50, 0, 500),

@@ -84,6 +84,13 @@ struct homa_config {
 	/** @max_gso_size: largest packet handed to the IP layer. */
 	int max_gso_size;
 
+	/**
+	 * @grant_overshoot_ns: link time (at @link_mbps) by which a stored
+	 * DATA packet may reach past the bytes granted and still go whole;
+	 * a packet that reaches further is cut at the granted segment.
+	 */
+	int grant_overshoot_ns;
+
 	/** @grant_fifo_fraction: per mille of grants for the oldest message. */
 	int grant_fifo_fraction;
 

@@ -409,15 +409,16 @@ static bool homa_msgout_cut(struct homa_rpc *rpc, struct sk_buff *skb,
 
 /*
  * Make stored packet @skb end at the segment that holds message offset
- * @limit (above its first byte), if it reaches further: the bytes granted,
- * or the end of a RESEND's range (homa_pace_pkt_cut()).
+ * @limit (above its first byte), if it reaches more than @slack bytes
+ * further: the bytes granted, or the end of a RESEND's range
+ * (homa_pace_pkt_cut()).
  */
 static void homa_msgout_fit(struct homa_rpc *rpc, struct sk_buff *skb,
-			    u32 limit)
+			    u32 limit, u32 slack)
 {
 	u32 bytes = skb->len - sizeof(struct homa_data_hdr);
 	u32 keep = homa_pace_pkt_cut(bytes, limit - homa_skb_cb(skb)->offset,
-				     skb_shinfo(skb)->gso_size);
+				     skb_shinfo(skb)->gso_size, slack);
 
 	if (keep && keep < bytes)
 		homa_msgout_cut(rpc, skb, keep);
@@ -425,25 +426,29 @@ static void homa_msgout_fit(struct homa_rpc *rpc, struct sk_buff *skb,
 
 /**
  * homa_msgout_next() - The next packet of an RPC's message to send; a
- * packet that reaches past the bytes granted (or asked for by the RESEND
- * being answered) is cut first, if it can be (homa_msgout_fit()).
+ * packet that reaches past the bytes granted by more than
+ * grant_overshoot_ns of link time, or past the bytes asked for by the
+ * RESEND being answered, is cut first, if it can be (homa_msgout_fit()).
  * @rpc: the RPC; the caller holds its socket's lock.
  *
  * Return: the first packet not yet sent if it is granted, else NULL.
  */
 static struct sk_buff *homa_msgout_next(struct homa_rpc *rpc)
 {
+	struct homa_net *hnet = rpc->hsk->hnet;
 	struct homa_msgout *out = &rpc->msgout;
 	struct sk_buff *skb = out->next_xmit;
 
 	lockdep_assert_held(&rpc->hsk->lock);
 	if (out->resend_next) {
-		homa_msgout_fit(rpc, out->resend_next, out->resend_end);
+		homa_msgout_fit(rpc, out->resend_next, out->resend_end, 0);
 		return out->resend_next;
 	}
 	if (!skb || homa_skb_cb(skb)->offset >= out->granted)
 		return NULL;
-	homa_msgout_fit(rpc, skb, out->granted);
+	homa_msgout_fit(rpc, skb, out->granted,
+			homa_pace_pkt_slack(homa_cfg(hnet, grant_overshoot_ns),
+					    homa_cfg(hnet, link_mbps)));
 	return skb;
 }
 

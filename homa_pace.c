@@ -336,25 +336,48 @@ u32 homa_pace_pkt_max(const struct homa_pace_params *p, u32 max_gso)
 }
 
 /**
+ * homa_pace_pkt_slack() - Message bytes by which a stored DATA packet may
+ * reach past the bytes granted and still go whole: what a link of
+ * @link_mbps sends in @slack_ns (grant_overshoot_ns).
+ * @slack_ns: the link time allowed.
+ * @link_mbps: the link rate, Mbit/s.
+ *
+ * A packet the receiver did not count on costs its downlink queue the
+ * time the packet takes on the link; at 25 Gbit/s a 64 KB packet is 21
+ * microseconds, at 16 Mbit/s a 10000 byte one is 5 milliseconds.
+ *
+ * Return: the bytes, at most 0xffffffff.
+ */
+u32 homa_pace_pkt_slack(u32 slack_ns, u32 link_mbps)
+{
+	u64 bytes = (u64)slack_ns * link_mbps / 8000;
+
+	return bytes > 0xffffffffULL ? 0xffffffffU : (u32)bytes;
+}
+
+/**
  * homa_pace_pkt_cut() - Message bytes of a stored DATA packet that may go
  * now when only its first @room bytes are granted (or asked for by a
- * RESEND): the whole segments that cover @room, so that a message's
+ * RESEND): the whole packet if it reaches at most @slack bytes past
+ * @room, else the whole segments that cover @room, so that a message's
  * sender exceeds what its receiver counts on by less than one segment,
  * not by up to a whole stored packet (max_gso_size) per message.
  * @bytes: message bytes the packet carries.
  * @room: bytes of it below the limit.
  * @mss: message bytes per segment (0: the packet is one segment).
+ * @slack: bytes the packet may reach past @room and still go whole
+ *         (homa_pace_pkt_slack(); 0 for a RESEND's range).
  *
  * Return: @bytes when the packet may go whole, else a multiple of @mss
  * below @bytes; 0 when @room is 0.
  */
-u32 homa_pace_pkt_cut(u32 bytes, u32 room, u32 mss)
+u32 homa_pace_pkt_cut(u32 bytes, u32 room, u32 mss, u32 slack)
 {
 	u64 cut;
 
 	if (!room)
 		return 0;
-	if (!mss || room >= bytes)
+	if (!mss || room >= bytes || bytes - room <= slack)
 		return bytes;
 	cut = (u64)room + (mss - room % mss) % mss;
 	return cut < bytes ? (u32)cut : bytes;

@@ -205,7 +205,8 @@ void homa_pace_charge(struct homa_pace_state *s,
 u32 homa_pace_pkt_bytes(u32 payload, u32 segs, u32 hdr_bytes);
 u32 homa_pace_pkt_max(const struct homa_pace_params *p, u32 max_gso);
 u32 homa_pace_pkt_held(u32 pkt, int held_lately);
-u32 homa_pace_pkt_cut(u32 bytes, u32 room, u32 mss);
+u32 homa_pace_pkt_slack(u32 slack_ns, u32 link_mbps);
+u32 homa_pace_pkt_cut(u32 bytes, u32 room, u32 mss, u32 slack);
 u32 homa_pace_pkt_skip(u32 before, u32 mss);
 u64 homa_pace_lead(u64 lead, u64 late, u64 max);
 int homa_pace_drain_full(struct homa_pace_drain *d, u64 now, u64 freed,

@@ -1064,25 +1064,45 @@ TEST(homa_pace, homa_pace_pkt_held__floor_when_held)
 TEST(homa_pace, homa_pace_pkt_cut__values)
 {
 	/* Room for all of it, or more: the packet goes whole. */
-	EXPECT_EQ(homa_pace_pkt_cut(8688, 8688, 1448), 8688u);
-	EXPECT_EQ(homa_pace_pkt_cut(8688, 10000, 1448), 8688u);
+	EXPECT_EQ(homa_pace_pkt_cut(8688, 8688, 1448, 0), 8688u);
+	EXPECT_EQ(homa_pace_pkt_cut(8688, 10000, 1448, 0), 8688u);
 	/* One byte granted: one segment. */
-	EXPECT_EQ(homa_pace_pkt_cut(8688, 1, 1448), 1448u);
+	EXPECT_EQ(homa_pace_pkt_cut(8688, 1, 1448, 0), 1448u);
 	/* A segment boundary exactly, and one byte past it. */
-	EXPECT_EQ(homa_pace_pkt_cut(8688, 2896, 1448), 2896u);
-	EXPECT_EQ(homa_pace_pkt_cut(8688, 2897, 1448), 4344u);
+	EXPECT_EQ(homa_pace_pkt_cut(8688, 2896, 1448, 0), 2896u);
+	EXPECT_EQ(homa_pace_pkt_cut(8688, 2897, 1448, 0), 4344u);
 	/* Room in the last segment, which is short: whole packet. */
-	EXPECT_EQ(homa_pace_pkt_cut(5000, 4345, 1448), 5000u);
-	EXPECT_EQ(homa_pace_pkt_cut(5000, 4344, 1448), 4344u);
+	EXPECT_EQ(homa_pace_pkt_cut(5000, 4345, 1448, 0), 5000u);
+	EXPECT_EQ(homa_pace_pkt_cut(5000, 4344, 1448, 0), 4344u);
 	/* A one-segment packet (mss 0) is never cut. */
-	EXPECT_EQ(homa_pace_pkt_cut(1000, 1, 0), 1000u);
+	EXPECT_EQ(homa_pace_pkt_cut(1000, 1, 0, 0), 1000u);
 	/* No room: nothing. */
-	EXPECT_EQ(homa_pace_pkt_cut(8688, 0, 1448), 0u);
-	EXPECT_EQ(homa_pace_pkt_cut(1000, 0, 0), 0u);
+	EXPECT_EQ(homa_pace_pkt_cut(8688, 0, 1448, 0), 0u);
+	EXPECT_EQ(homa_pace_pkt_cut(1000, 0, 0, 0), 0u);
 	/* 64 KB packets: no overflow near the top. */
-	EXPECT_EQ(homa_pace_pkt_cut(65000, 64999, 65000), 65000u);
-	EXPECT_EQ(homa_pace_pkt_cut(0xffffffffu, 0xfffffffeu, 0x80000000u),
+	EXPECT_EQ(homa_pace_pkt_cut(65000, 64999, 65000, 0), 65000u);
+	EXPECT_EQ(homa_pace_pkt_cut(0xffffffffu, 0xfffffffeu, 0x80000000u, 0),
 		  0xffffffffu);
+	/* Within the slack the packet goes whole; one byte more, cut. */
+	EXPECT_EQ(homa_pace_pkt_cut(8688, 1, 1448, 8687), 8688u);
+	EXPECT_EQ(homa_pace_pkt_cut(8688, 1, 1448, 8686), 1448u);
+	EXPECT_EQ(homa_pace_pkt_cut(8688, 2897, 1448, 5791), 8688u);
+	EXPECT_EQ(homa_pace_pkt_cut(8688, 2897, 1448, 5790), 4344u);
+	/* The slack never sends what is not granted at all. */
+	EXPECT_EQ(homa_pace_pkt_cut(8688, 0, 1448, 0xffffffffu), 0u);
+	EXPECT_EQ(homa_pace_pkt_cut(0xffffffffu, 1, 1448, 0xffffffffu),
+		  0xffffffffu);
+}
+
+TEST(homa_pace, homa_pace_pkt_slack__values)
+{
+	/* 25 us at 25 Gbit/s: 78125 bytes, more than a 64 KB packet. */
+	EXPECT_EQ(homa_pace_pkt_slack(25000, 25000), 78125u);
+	/* At 16 Mbit/s: 50 bytes, less than any segment. */
+	EXPECT_EQ(homa_pace_pkt_slack(25000, 16), 50u);
+	EXPECT_EQ(homa_pace_pkt_slack(0, 25000), 0u);
+	/* The largest settings saturate rather than wrap. */
+	EXPECT_EQ(homa_pace_pkt_slack(1000000000, 10000000), 0xffffffffu);
 }
 
 TEST(homa_pace, homa_pace_pkt_skip__values)
@@ -1105,6 +1125,7 @@ TEST(homa_pace, homa_pace_pkt_cut__random_vs_model)
 		uint32_t mss = rng() % 4 ? 1 + rng() % 9000 : 0;
 		uint32_t bytes = 1 + rng() % 65536;
 		uint32_t room = rng() % (bytes + 2);
+		uint32_t slack = rng() % 4 ? 0 : rng() % (bytes + 2);
 		uint32_t want = 0, skip = 0, seg = mss ? mss : bytes;
 
 		/* Naive: add whole segments until the room is covered. */
@@ -1112,12 +1133,15 @@ TEST(homa_pace, homa_pace_pkt_cut__random_vs_model)
 			want += seg;
 		if (want > bytes)
 			want = bytes;
+		/* Naive: a packet reaching at most slack past room is whole. */
+		if (room && (uint64_t)room + slack >= bytes)
+			want = bytes;
 		/* Naive: whole segments wholly below room. */
 		while (mss && skip + mss <= room)
 			skip += mss;
 		SCOPED_TRACE(testing::Message() << "bytes " << bytes << " room "
-			     << room << " mss " << mss);
-		ASSERT_EQ(homa_pace_pkt_cut(bytes, room, mss), want);
+			     << room << " mss " << mss << " slack " << slack);
+		ASSERT_EQ(homa_pace_pkt_cut(bytes, room, mss, slack), want);
 		ASSERT_EQ(homa_pace_pkt_skip(room, mss), skip);
 	}
 }
