@@ -458,8 +458,8 @@ struct homa_net {
 
 	/**
 	 * @rx_ip_prios: bit i set when a DATA packet with IP priority i
-	 * arrived since the timer last fired (set_bit() on arrival, taken
-	 * and cleared by the timer).
+	 * brought an RPC new bytes since the timer last fired (set_bit() on
+	 * arrival, taken and cleared by the timer).
 	 */
 	unsigned long rx_ip_prios;
 

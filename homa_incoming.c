@@ -296,6 +296,24 @@ static bool homa_rmem_charge(struct homa_sock *hsk, struct sk_buff *skb)
 	return true;
 }
 
+/*
+ * Note the IP priority (the top three bits of the TOS or traffic class)
+ * of a DATA packet that brought an RPC new bytes, for the timer
+ * (homa_net.rx_ip_prios). Only such packets count: DATA for no RPC, or
+ * bytes already here, would let anyone who sends them at a high priority
+ * stop every RPC's silence from counting (resend_outranked).
+ */
+static void homa_rx_ip_prio_seen(struct homa_net *hnet, struct sk_buff *skb)
+{
+	u8 tos = ip_hdr(skb)->version == 4 ? ip_hdr(skb)->tos :
+		 ipv6_get_dsfield(ipv6_hdr(skb));
+	int bit = tos >> 5;
+
+	/* Most packets find their bit set: no atomic write for them. */
+	if (!test_bit(bit, &hnet->rx_ip_prios))
+		set_bit(bit, &hnet->rx_ip_prios);
+}
+
 /* A DATA packet for @rpc: keep its bytes if new, grant, deliver. */
 static void homa_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 			  const struct homa_pkt *pkt)
@@ -338,6 +356,7 @@ static void homa_data_pkt(struct homa_rpc *rpc, struct sk_buff *skb,
 		homa_metric_inc(hnet, HOMA_M_drop_duplicate);
 		kfree_skb(skb);
 	} else {
+		homa_rx_ip_prio_seen(hnet, skb);
 		homa_probe_progress(&rpc->probe);
 		homa_skb_cb(skb)->offset = pkt->data.offset;
 		homa_skb_cb(skb)->length = pkt->data.length;
@@ -632,21 +651,6 @@ static void homa_skb_saddr(struct sk_buff *skb, struct in6_addr *addr)
 		*addr = ipv6_hdr(skb)->saddr;
 }
 
-/*
- * Note the IP priority (the top three bits of the TOS or traffic class)
- * of a DATA packet that arrived, for the timer (homa_net.rx_ip_prios).
- */
-static void homa_rx_ip_prio_seen(struct homa_net *hnet, struct sk_buff *skb)
-{
-	u8 tos = ip_hdr(skb)->version == 4 ? ip_hdr(skb)->tos :
-		 ipv6_get_dsfield(ipv6_hdr(skb));
-	int bit = tos >> 5;
-
-	/* Most packets find their bit set: no atomic write for them. */
-	if (!test_bit(bit, &hnet->rx_ip_prios))
-		set_bit(bit, &hnet->rx_ip_prios);
-}
-
 /**
  * homa_softirq() - Receive one Homa packet (IPv4 and IPv6).
  * @skb: the packet; skb->data is at the Homa header. Always consumed.
@@ -687,7 +691,6 @@ int homa_softirq(struct sk_buff *skb)
 	if (pkt.type == DATA) {
 		homa_metric_add(hnet, HOMA_M_rx_data_bytes,
 				skb->len + skb_network_header_len(skb));
-		homa_rx_ip_prio_seen(hnet, skb);
 	}
 	homa_skb_saddr(skb, &saddr);
 
