@@ -240,21 +240,28 @@ int homa_rx_drain_ms(const struct homa_net *hnet, const struct homa_config *c)
  * homa_need_ack_answer() - Answer a NEED_ACK for an RPC whose incoming
  * message is not complete: its sender thinks it has sent everything.
  * If we have been silent long enough for the link to deliver everything
- * we are owed, what is missing is lost: ask for it now (RESEND), as a
- * timer probe would, without waiting for the probe's turn. Otherwise it
- * is most likely still queued on its way, and asking would only queue
- * copies behind it: say BUSY (alive, nothing to ask yet).
+ * we are owed, and have not asked within that time, what is missing is
+ * lost: ask for it now (RESEND, counted as a probe), as a timer probe
+ * would, without waiting for the probe's turn. Otherwise, or while data
+ * at a higher IP priority keeps arriving (homa_msgin_outranked()), it is
+ * most likely still queued on its way, and asking would only queue
+ * copies behind it: say BUSY (alive, nothing to ask yet). On the incast
+ * bed, before the last two rules, the client answered most of 1148
+ * NEED_ACKs with RESENDs (963 sent, 628 duplicates came back).
  * @rpc: the RPC; the caller holds its socket's lock.
  */
 void homa_need_ack_answer(struct homa_rpc *rpc)
 {
 	struct homa_net *hnet = rpc->hsk->hnet;
+	const struct homa_config *c = &hnet->config;
 
 	lockdep_assert_held(&rpc->hsk->lock);
-	if (homa_probe_ask_now(&rpc->probe,
-			       homa_rx_drain_ms(hnet, &hnet->config)) &&
-	    homa_resend_missing(rpc))
+	if (homa_probe_ask_now(&rpc->probe, homa_rx_drain_ms(hnet, c),
+			       homa_msgin_outranked(rpc, c)) &&
+	    homa_resend_missing(rpc)) {
+		homa_probe_sent(&rpc->probe);
 		return;
+	}
 	homa_rpc_xmit_busy(rpc);
 }
 

@@ -36,6 +36,7 @@ void homa_msgin_uncharge(struct homa_rpc *rpc);
 /* homa_timer.c: the tick */
 void homa_timer_start(struct homa_net *hnet);
 void homa_timer_stop(struct homa_net *hnet);
+bool homa_msgin_outranked(struct homa_rpc *rpc, const struct homa_config *c);
 
 /* homa_outgoing.c: outgoing messages */
 u32 homa_payload_max(struct homa_net *hnet, struct homa_peer *peer);

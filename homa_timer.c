@@ -129,18 +129,23 @@ static bool homa_peer_silent(struct homa_peer *peer, int ticks)
 	return time_after_eq(jiffies, heard + msecs_to_jiffies(ticks));
 }
 
-/*
- * Did DATA at a higher IP priority than that of @rpc's missing bytes
- * arrive in the last tick? Under strict priority those bytes wait
- * behind it, so the silence is this host's downlink queue, not loss: the
- * lowest ranked messages' bytes (level 0) wait while any other level has
- * data, and RESENDs for them brought copies that overfilled the switch's
- * band for level 0 and drew more RESENDs (the incast bed). Only a
- * message missing scheduled bytes (its unscheduled ones go at their own
- * level) is judged, at the IP priority of its last GRANT's level.
+/**
+ * homa_msgin_outranked() - Did DATA at a higher IP priority than that of
+ * an RPC's missing bytes arrive in the last tick? Under strict priority
+ * those bytes wait behind it, so the silence is this host's downlink
+ * queue, not loss: the lowest ranked messages' bytes (level 0) wait while
+ * any other level has data, and RESENDs for them brought copies that
+ * overfilled the switch's band for level 0 and drew more RESENDs (the
+ * incast bed). Only a message missing scheduled bytes (its unscheduled
+ * ones go at their own level) is judged, at the IP priority of its last
+ * GRANT's level.
+ * @rpc: the RPC; the caller holds its socket's lock.
+ * @c: the namespace's configuration (resend_outranked, priority_map,
+ *     sched_ip_priority).
+ *
+ * Return: true if outranked; always false with resend_outranked 0.
  */
-static bool homa_msgin_outranked(struct homa_rpc *rpc,
-				 const struct homa_config *c)
+bool homa_msgin_outranked(struct homa_rpc *rpc, const struct homa_config *c)
 {
 	struct homa_msgin *in = &rpc->msgin;
 	struct homa_gap gap;

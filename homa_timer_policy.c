@@ -162,11 +162,17 @@ void homa_probe_sent(struct homa_probe *p)
  * @p: the RPC's probe state.
  * @drain_ms: how long the link needs to deliver everything the host is
  *	owed. Silence shorter than that is most likely the queue ahead of
- *	the missing bytes, and asking would only queue copies behind it.
+ *	the missing bytes, and asking would only queue copies behind it;
+ *	so would asking again sooner than that after the last probe (a
+ *	sender repeats its NEED_ACK every few milliseconds).
+ * @outranked: DATA at a higher IP priority than the missing bytes'
+ *	arrived in the last tick (resend_outranked): they wait behind it.
  *
  * Return: true to ask now.
  */
-bool homa_probe_ask_now(const struct homa_probe *p, int drain_ms)
+bool homa_probe_ask_now(const struct homa_probe *p, int drain_ms,
+			bool outranked)
 {
-	return p->silent_ms >= drain_ms;
+	return !outranked && p->silent_ms >= drain_ms &&
+	       p->since_probe_ms >= drain_ms;
 }

@@ -158,6 +158,7 @@ enum homa_probe_action homa_probe_tick(struct homa_probe *p,
 				       const struct homa_probe_params *par,
 				       int ms);
 void homa_probe_sent(struct homa_probe *p);
-bool homa_probe_ask_now(const struct homa_probe *p, int drain_ms);
+bool homa_probe_ask_now(const struct homa_probe *p, int drain_ms,
+			bool outranked);
 
 #endif /* _HOMA_TIMER_POLICY_H */

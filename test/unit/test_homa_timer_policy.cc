@@ -440,10 +440,37 @@ TEST(homa_probe_ask_now, only_after_the_link_drained)
 {
 	Probe pr;
 
+	pr.p.since_probe_ms = HOMA_PROBE_OVERDUE_MS;
 	pr.p.silent_ms = 9;
-	EXPECT_FALSE(homa_probe_ask_now(&pr.p, 10));
+	EXPECT_FALSE(homa_probe_ask_now(&pr.p, 10, false));
 	pr.p.silent_ms = 10;
-	EXPECT_TRUE(homa_probe_ask_now(&pr.p, 10));
+	EXPECT_TRUE(homa_probe_ask_now(&pr.p, 10, false));
+}
+
+TEST(homa_probe_ask_now, not_again_within_the_drain_time)
+{
+	Probe pr;
+
+	pr.p.silent_ms = 50;
+	homa_probe_sent(&pr.p);
+	pr.p.since_probe_ms = 9;
+	EXPECT_FALSE(homa_probe_ask_now(&pr.p, 10, false));
+	pr.p.since_probe_ms = 10;
+	EXPECT_TRUE(homa_probe_ask_now(&pr.p, 10, false));
+	/* Nothing owed: the drain time is 0, and nothing holds it back. */
+	pr.p.since_probe_ms = 0;
+	EXPECT_TRUE(homa_probe_ask_now(&pr.p, 0, false));
+}
+
+TEST(homa_probe_ask_now, never_while_outranked)
+{
+	Probe pr;
+
+	pr.p.silent_ms = 1000;
+	pr.p.since_probe_ms = 1000;
+	EXPECT_FALSE(homa_probe_ask_now(&pr.p, 10, true));
+	EXPECT_FALSE(homa_probe_ask_now(&pr.p, 0, true));
+	EXPECT_TRUE(homa_probe_ask_now(&pr.p, 10, false));
 }
 
 /* ---- the naive model ---------------------------------------------------- */
