@@ -79,9 +79,11 @@ static u32 homa_srpt_base(const struct homa_srpt_cand *c)
  * A cut share cuts the overcommitment as well as each message's window:
  * every message granted to keeps at least one segment in flight whatever
  * its window (the sender sends up to the end of the segment that holds
- * the granted offset, homa_pace_pkt_cut()), so with windows alone a
- * congested peer's eight messages still kept about eight segments in the
- * queue it shares.
+ * the granted offset, or the whole stored packet when that reaches at
+ * most grant_overshoot_ns of link time past it: homa_pace_pkt_cut()), so
+ * with windows alone a congested peer's eight messages still kept about
+ * eight segments, or on a fast link eight packets, in the queue it
+ * shares.
  *
  * Return: @max_overcommit * @scale / HOMA_SRPT_SCALE_FULL rounded up, at
  * least 1; @max_overcommit for a full share.
