@@ -165,11 +165,41 @@ static bool homa_copy_early(struct homa_sock *hsk, u64 id)
 	return true;
 }
 
-/* Sleep until ready_gen moves past @gen; returns what is left of @timeo. */
-static long homa_wait_gen(struct homa_sock *hsk, u32 gen, long timeo)
+/*
+ * Sleep until ready_gen moves past @gen: 0, or -ERESTARTSYS on a signal.
+ * A recvmsg for any RPC (@id 0) sleeps as an exclusive waiter, so that
+ * one RPC made ready wakes one such thread, not all of a server's threads
+ * (the others would find nothing and sleep again); a recvmsg for one
+ * private RPC's id is woken by every change, as writers and poll are.
+ * An exclusive waiter that leaves without an RPC passes the wakeup on
+ * (homa_wait_pass()).
+ */
+static int homa_wait_gen(struct homa_sock *hsk, u64 id, u32 gen)
 {
-	return wait_event_interruptible_timeout(*sk_sleep(&hsk->inet.sk),
-		READ_ONCE(hsk->ready_gen) != gen, timeo);
+	wait_queue_head_t *wq = sk_sleep(&hsk->inet.sk);
+
+	if (id)
+		return wait_event_interruptible(*wq,
+			READ_ONCE(hsk->ready_gen) != gen);
+	return wait_event_interruptible_exclusive(*wq,
+		READ_ONCE(hsk->ready_gen) != gen);
+}
+
+/*
+ * A recvmsg for any RPC leaves with an error: if a shared RPC or an early
+ * copy waits, the wakeup it may have taken goes to another waiter.
+ */
+static void homa_wait_pass(struct homa_sock *hsk, u64 id)
+{
+	bool pass;
+
+	if (id)
+		return;
+	spin_lock_bh(&hsk->lock);
+	pass = homa_first_shared(hsk) || !list_empty(&hsk->copy_rpcs);
+	spin_unlock_bh(&hsk->lock);
+	if (pass)
+		hsk->inet.sk.sk_data_ready(&hsk->inet.sk);
 }
 
 /* Wait until a ready RPC can be taken; returns it or an ERR_PTR. */
@@ -194,11 +224,10 @@ static struct homa_rpc *homa_wait_ready(struct homa_sock *hsk, u64 id,
 			return ERR_PTR(-EAGAIN);
 		if (homa_copy_early(hsk, id))
 			continue;
-		if (signal_pending(current))
+		if (signal_pending(current) || homa_wait_gen(hsk, id, gen)) {
+			homa_wait_pass(hsk, id);
 			return ERR_PTR(sock_intr_errno(timeo));
-		timeo = homa_wait_gen(hsk, gen, timeo);
-		if (timeo < 0)
-			return ERR_PTR(timeo);
+		}
 	}
 }
 
