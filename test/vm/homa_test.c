@@ -25,6 +25,7 @@
 #include <time.h>
 #include <sys/socket.h>
 #include <signal.h>
+#include <pthread.h>
 
 #include "homa.h"
 
@@ -543,6 +544,60 @@ static void cmd_server(int family, int port)
 		if (do_send(fd, &from, buf, len, &sa) < 0)
 			printf("# server sendmsg: %s\n", strerror(errno));
 	}
+}
+
+/* tserver: the threads' shared socket, region and at-most-once record. */
+struct tserver {
+	int fd;
+	char *region;
+	pthread_mutex_t seen_lock;
+};
+
+static void *tserver_thread(void *arg)
+{
+	struct tserver *t = arg;
+	char *buf = malloc(HOMA_MAX_MESSAGE_LENGTH);
+	struct homa_recvmsg_args ra;
+	struct homa_sendmsg_args sa;
+	union sockaddr_homa from;
+	int len;
+
+	memset(&ra, 0, sizeof(ra));
+	for (;;) {
+		len = recv_request(t->fd, t->region, &ra, &from, buf,
+				   "tserver");
+		pthread_mutex_lock(&t->seen_lock);
+		note_request(&from, ra.id);
+		pthread_mutex_unlock(&t->seen_lock);
+		memset(&sa, 0, sizeof(sa));
+		sa.id = ra.id;
+		if (do_send(t->fd, &from, buf, len, &sa) < 0)
+			printf("# tserver sendmsg: %s\n", strerror(errno));
+	}
+	return NULL;
+}
+
+/*
+ * tserver 4|6 PORT THREADS: the echo server with THREADS threads, each
+ * waiting in recvmsg for any request on the one socket, until killed.
+ */
+static void cmd_tserver(int family, int port, int threads)
+{
+	struct tserver t = { .fd = homa_socket(family) };
+	pthread_t tid;
+	int i;
+
+	expect_errno("bind", bind_port(t.fd, family, port), 0);
+	t.region = setup_pool(t.fd);
+	pthread_mutex_init(&t.seen_lock, NULL);
+	for (i = 1; i < threads; i++)
+		if (pthread_create(&tid, NULL, tserver_thread, &t) != 0) {
+			printf("# pthread_create failed\n");
+			exit(1);
+		}
+	printf("serving %d with %d threads\n", port, threads);
+	fflush(stdout);
+	tserver_thread(&t);
 }
 
 /* server 4|6 PORT [BPAGES] */
@@ -1564,7 +1619,8 @@ static void print_usage(void)
 	printf("Usage: %s sockets | bind | hold PORT [noserver] |\n"
 	       "       try_bind PORT [ERRNO] |\n"
 	       "       sockopt | ioctl | info | inject4 | inject6 |\n"
-	       "       server 4|6 PORT [BPAGES] | api |\n"
+	       "       server 4|6 PORT [BPAGES] | tserver 4|6 PORT THREADS |\n"
+	       "       api |\n"
 	       "       expect_timeout ADDR PORT | expect_unreach ADDR PORT |\n"
 	       "       expect_noport ADDR PORT |\n"
 	       "       client ADDR PORT COUNT SIZE WINDOW |\n"
@@ -1608,6 +1664,9 @@ int main(int argc, char **argv)
 		cmd_inject(AF_INET6);
 	else if (!strcmp(argv[1], "server") && (argc == 4 || argc == 5))
 		cmd_server_args(argc, argv);
+	else if (!strcmp(argv[1], "tserver") && argc == 5 && atoi(argv[4]) > 0)
+		cmd_tserver(atoi(argv[2]) == 6 ? AF_INET6 : AF_INET,
+			    atoi(argv[3]), atoi(argv[4]));
 	else if (!strcmp(argv[1], "api"))
 		cmd_api();
 	else if (!strcmp(argv[1], "info"))
