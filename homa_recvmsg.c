@@ -17,6 +17,7 @@ static struct homa_rpc *homa_first_shared(struct homa_sock *hsk)
 {
 	struct homa_rpc *rpc;
 
+	lockdep_assert_held(&hsk->lock);
 	list_for_each_entry(rpc, &hsk->ready_rpcs, ready_links)
 		if (!rpc->private)
 			return rpc;
@@ -196,7 +197,7 @@ static void homa_wait_pass(struct homa_sock *hsk, u64 id)
 	if (id)
 		return;
 	spin_lock_bh(&hsk->lock);
-	pass = homa_first_shared(hsk) || !list_empty(&hsk->copy_rpcs);
+	pass = homa_first_shared(hsk) || homa_copy_candidate(hsk, 0);
 	spin_unlock_bh(&hsk->lock);
 	if (pass)
 		hsk->inet.sk.sk_data_ready(&hsk->inet.sk);

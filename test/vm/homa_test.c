@@ -521,38 +521,14 @@ static int recv_request(int fd, const char *region,
 	return len;
 }
 
-static void cmd_server(int family, int port)
-{
-	int fd = homa_socket(family);
-	struct homa_recvmsg_args ra;
-	struct homa_sendmsg_args sa;
-	union sockaddr_homa from;
-	char *region, *buf;
-	int len;
-
-	expect_errno("bind", bind_port(fd, family, port), 0);
-	region = setup_pool(fd);
-	buf = malloc(HOMA_MAX_MESSAGE_LENGTH);
-	printf("serving %d\n", port);
-	fflush(stdout);
-	memset(&ra, 0, sizeof(ra));
-	for (;;) {
-		len = recv_request(fd, region, &ra, &from, buf, "server");
-		note_request(&from, ra.id);
-		memset(&sa, 0, sizeof(sa));
-		sa.id = ra.id;
-		if (do_send(fd, &from, buf, len, &sa) < 0)
-			printf("# server sendmsg: %s\n", strerror(errno));
-	}
-}
-
-/* tserver: the threads' shared socket, region and at-most-once record. */
+/* An echo server's socket, region and at-most-once record. */
 struct tserver {
 	int fd;
 	char *region;
 	pthread_mutex_t seen_lock;
 };
 
+/* One thread of an echo server: answer requests on @arg's socket. */
 static void *tserver_thread(void *arg)
 {
 	struct tserver *t = arg;
@@ -565,21 +541,21 @@ static void *tserver_thread(void *arg)
 	memset(&ra, 0, sizeof(ra));
 	for (;;) {
 		len = recv_request(t->fd, t->region, &ra, &from, buf,
-				   "tserver");
+				   "server");
 		pthread_mutex_lock(&t->seen_lock);
 		note_request(&from, ra.id);
 		pthread_mutex_unlock(&t->seen_lock);
 		memset(&sa, 0, sizeof(sa));
 		sa.id = ra.id;
 		if (do_send(t->fd, &from, buf, len, &sa) < 0)
-			printf("# tserver sendmsg: %s\n", strerror(errno));
+			printf("# server sendmsg: %s\n", strerror(errno));
 	}
 	return NULL;
 }
 
 /*
- * tserver 4|6 PORT THREADS: the echo server with THREADS threads, each
- * waiting in recvmsg for any request on the one socket, until killed.
+ * The echo server (server, tserver) with @threads threads, each waiting in
+ * recvmsg for any request on the one socket, until killed.
  */
 static void cmd_tserver(int family, int port, int threads)
 {
@@ -595,7 +571,10 @@ static void cmd_tserver(int family, int port, int threads)
 			printf("# pthread_create failed\n");
 			exit(1);
 		}
-	printf("serving %d with %d threads\n", port, threads);
+	if (threads > 1)
+		printf("serving %d with %d threads\n", port, threads);
+	else
+		printf("serving %d\n", port);
 	fflush(stdout);
 	tserver_thread(&t);
 }
@@ -605,7 +584,7 @@ static void cmd_server_args(int argc, char **argv)
 {
 	if (argc == 5)
 		region_size = (size_t)atoi(argv[4]) * HOMA_BPAGE_SIZE;
-	cmd_server(atoi(argv[2]) == 6 ? AF_INET6 : AF_INET, atoi(argv[3]));
+	cmd_tserver(atoi(argv[2]) == 6 ? AF_INET6 : AF_INET, atoi(argv[3]), 1);
 }
 
 static double now_us(void)
