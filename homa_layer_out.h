@@ -60,6 +60,7 @@ int homa_sock_init(struct homa_sock *hsk, struct homa_net *hnet);
 void homa_sock_unlink(struct homa_sock *hsk);
 int homa_sock_bind(struct homa_sock *hsk, u16 port);
 struct homa_sock *homa_sock_find(struct homa_net *hnet, u16 port);
+bool homa_sock_writeable(struct homa_sock *hsk);
 
 /* homa_offload.c: GSO */
 int homa_offload_init(void);

@@ -10,7 +10,6 @@
 #define _HOMA_LAYER_SYS_H
 
 /* homa_sendmsg.c: sendmsg */
-bool homa_sock_writeable(struct homa_sock *hsk);
 int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t len);
 
 /* homa_recvmsg.c: recvmsg */

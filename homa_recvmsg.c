@@ -167,23 +167,49 @@ static bool homa_copy_early(struct homa_sock *hsk, u64 id)
 }
 
 /*
+ * Wake a thread waiting in recvmsg only for what it waits for: a wakeup
+ * for transmit space alone (homa_write_space(), as sent packets are freed)
+ * would use up an exclusive waiter's wakeup for nothing.
+ */
+static int homa_recv_wake(struct wait_queue_entry *wait, unsigned int mode,
+			  int sync, void *key)
+{
+	if (key && !(key_to_poll(key) & (EPOLLIN | EPOLLERR | EPOLLHUP)))
+		return 0;
+	return autoremove_wake_function(wait, mode, sync, key);
+}
+
+/*
  * Sleep until ready_gen moves past @gen: 0, or -ERESTARTSYS on a signal.
  * A recvmsg for any RPC (@id 0) sleeps as an exclusive waiter, so that
  * one RPC made ready wakes one such thread, not all of a server's threads
  * (the others would find nothing and sleep again); a recvmsg for one
  * private RPC's id is woken by every change, as writers and poll are.
  * An exclusive waiter that leaves without an RPC passes the wakeup on
- * (homa_wait_pass()).
+ * (homa_wait_pass()). Neither is woken for transmit space alone.
  */
 static int homa_wait_gen(struct homa_sock *hsk, u64 id, u32 gen)
 {
 	wait_queue_head_t *wq = sk_sleep(&hsk->inet.sk);
+	DEFINE_WAIT_FUNC(wait, homa_recv_wake);
+	int err = 0;
 
-	if (id)
-		return wait_event_interruptible(*wq,
-			READ_ONCE(hsk->ready_gen) != gen);
-	return wait_event_interruptible_exclusive(*wq,
-		READ_ONCE(hsk->ready_gen) != gen);
+	for (;;) {
+		if (id)
+			prepare_to_wait(wq, &wait, TASK_INTERRUPTIBLE);
+		else
+			prepare_to_wait_exclusive(wq, &wait,
+						  TASK_INTERRUPTIBLE);
+		if (READ_ONCE(hsk->ready_gen) != gen)
+			break;
+		if (signal_pending(current)) {
+			err = -ERESTARTSYS;
+			break;
+		}
+		schedule();
+	}
+	finish_wait(wq, &wait);
+	return err;
 }
 
 /*

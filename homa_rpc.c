@@ -294,9 +294,16 @@ void homa_rpc_end(struct homa_rpc *rpc)
 	homa_rpc_resend_judge(rpc);
 	homa_msgin_reset(rpc);
 	homa_metric_add(hsk->hnet, HOMA_M_rpcs_live, -1);
-	/* A thread waiting for this RPC must learn that it is gone. */
-	WRITE_ONCE(hsk->ready_gen, hsk->ready_gen + 1);
-	hsk->inet.sk.sk_data_ready(&hsk->inet.sk);
+	/*
+	 * A thread waiting for this RPC's id must learn that it is gone, and
+	 * a writer short of transmit memory may reap what it left. Nothing
+	 * else waits for an RPC's end: a recvmsg for any RPC woken here (an
+	 * exclusive waiter) would only find nothing and sleep again.
+	 */
+	if (rpc->private || !homa_sock_writeable(hsk)) {
+		WRITE_ONCE(hsk->ready_gen, hsk->ready_gen + 1);
+		hsk->inet.sk.sk_data_ready(&hsk->inet.sk);
+	}
 	if (!rpc->copying)
 		list_add_tail(&rpc->active_links, &hsk->dead_rpcs);
 }

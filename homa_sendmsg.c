@@ -264,19 +264,6 @@ static int homa_send_reply(struct homa_sock *hsk, struct msghdr *msg,
 	return err;
 }
 
-/**
- * homa_sock_writeable() - May the socket queue another message?
- * @hsk: the socket.
- *
- * Return: true while the packets it holds use less than wmem_max bytes.
- */
-bool homa_sock_writeable(struct homa_sock *hsk)
-{
-	/* sk_wmem_alloc starts at 1 for the socket itself. */
-	return refcount_read(&hsk->inet.sk.sk_wmem_alloc) - 1 <
-	       (unsigned int)homa_cfg(hsk->hnet, wmem_max);
-}
-
 /* A writer waiting for transmit memory may go on (or reap). */
 static bool homa_wmem_wake(struct homa_sock *hsk)
 {

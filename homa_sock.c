@@ -159,3 +159,16 @@ int homa_sock_bind(struct homa_sock *hsk, u16 port)
 	spin_unlock_bh(&tab->write_lock);
 	return 0;
 }
+
+/**
+ * homa_sock_writeable() - May the socket queue another message?
+ * @hsk: the socket.
+ *
+ * Return: true while the packets it holds use less than wmem_max bytes.
+ */
+bool homa_sock_writeable(struct homa_sock *hsk)
+{
+	/* sk_wmem_alloc starts at 1 for the socket itself. */
+	return refcount_read(&hsk->inet.sk.sk_wmem_alloc) - 1 <
+	       (unsigned int)homa_cfg(hsk->hnet, wmem_max);
+}
