@@ -557,15 +557,23 @@ static struct homa_rpc *homa_find_rpc(struct homa_sock *hsk,
 /*
  * A request arrived for a port with no server socket: tell the client with
  * ICMP port unreachable (its RPC fails with ENOTCONN) rather than leave it
- * to time out. A server's NEED_ACK for a port with no socket gets the same
- * answer: the client RPC went with its socket, and the server may free its
- * own (it would otherwise ask until its timeout).
+ * to time out. A server's NEED_ACK, GRANT or RESEND for a port with no
+ * socket gets the same answer: the client RPC went with its socket, and
+ * the server may free its own. Unanswered, a NEED_ACK was asked again
+ * until the RPC timed out, and a request the closed socket had not
+ * finished sending kept its place among the messages the server grants
+ * to, and its receive buffers, until stall_ms: the client's host, busy
+ * with other sockets, is never silent. (The kernel rate-limits these
+ * answers per host; one ends every such request from the port:
+ * homa_icmp_closed_requests().)
  */
 static void homa_port_unreachable(struct sk_buff *skb,
 				  const struct homa_pkt *pkt)
 {
 	bool request = pkt->type == DATA && homa_is_client(pkt->sender_id);
-	bool ask = pkt->type == NEED_ACK && !homa_is_client(pkt->sender_id);
+	bool ask = !homa_is_client(pkt->sender_id) &&
+		   (pkt->type == NEED_ACK || pkt->type == GRANT ||
+		    pkt->type == RESEND);
 
 	if (!request && !ask)
 		return;
@@ -738,10 +746,66 @@ static void homa_icmp_closed_client(struct homa_sock *hsk,
 	homa_peer_put(peer);
 }
 
+/* Is @rpc a server RPC still receiving a request from @peer's @port? */
+static bool homa_unfinished_request(const struct homa_rpc *rpc,
+				    const struct homa_peer *peer, u16 port)
+{
+	return !homa_is_client(rpc->id) && rpc->peer == peer &&
+	       rpc->dport == port && rpc->state == RPC_INCOMING &&
+	       !rpc->ready && !rpc->copying;
+}
+
+/*
+ * ICMP port unreachable answered a GRANT or RESEND that server RPC @id of
+ * @hsk sent to port @dport of @daddr: that client socket is closed, and
+ * no request it had not finished sending will ever be finished. If @id
+ * is such a request (anyone can forge an ICMP error, but must then know
+ * an RPC's id, as a TCP segment quoted must be in the window), end all of
+ * them, not only @id: the kernel answers at most a few such packets per
+ * second to one host, and each request holds a place among the messages
+ * granted to (and its receive buffers) that live ones need. As
+ * homa_rpc_end_all() does, they leave the grant list first and the
+ * others get their share in one decision.
+ */
+static void homa_icmp_closed_requests(struct homa_sock *hsk,
+				      const struct in6_addr *daddr, u16 dport,
+				      u64 id)
+{
+	struct homa_peer *peer = homa_peer_find(hsk->hnet, daddr);
+	struct homa_rpc *rpc, *tmp;
+	bool listed = false;
+	u32 ended = 0;
+
+	if (!peer)
+		return;
+	spin_lock(&hsk->lock);
+	rpc = hsk->shutdown ? NULL :
+	      homa_rpc_find_server(hsk, peer, dport, id);
+	if (rpc && homa_unfinished_request(rpc, peer, dport)) {
+		list_for_each_entry(rpc, &hsk->active_rpcs, active_links)
+			if (homa_unfinished_request(rpc, peer, dport))
+				listed |= homa_grant_unlist(rpc);
+		list_for_each_entry_safe(rpc, tmp, &hsk->active_rpcs,
+					 active_links) {
+			if (!homa_unfinished_request(rpc, peer, dport))
+				continue;
+			homa_rpc_end(rpc);
+			ended++;
+		}
+		if (listed)
+			homa_grant_reschedule(hsk->hnet);
+	}
+	spin_unlock(&hsk->lock);
+	homa_metric_add(hsk->hnet, HOMA_M_rpcs_ended_closed, ended);
+	homa_peer_put(peer);
+}
+
 /*
  * An ICMP error names a packet this host sent to @daddr: fail the client
  * RPC it belonged to with @err, if that packet went to the RPC's server;
- * a port unreachable for a server's NEED_ACK frees the server RPC.
+ * a port unreachable for a server's NEED_ACK frees the server RPC, and
+ * one for its GRANT or RESEND ends the unfinished requests from that port
+ * (homa_icmp_closed_requests()).
  * @h is the returned packet's Homa header, whose first HOMA_ICMP_HDR bytes
  * are present.
  */
@@ -762,6 +826,10 @@ static void homa_icmp_rpc(struct homa_net *hnet, const struct in6_addr *daddr,
 	    common->type == NEED_ACK) {
 		homa_icmp_closed_client(hsk, daddr, be16_to_cpu(common->dport),
 					id);
+	} else if (hsk && !homa_is_client(id) && err == -ENOTCONN &&
+		   (common->type == GRANT || common->type == RESEND)) {
+		homa_icmp_closed_requests(hsk, daddr,
+					  be16_to_cpu(common->dport), id);
 	} else if (hsk && homa_is_client(id)) {
 		spin_lock(&hsk->lock);
 		rpc = hsk->shutdown ? NULL : homa_rpc_find_client(hsk, id);

@@ -76,6 +76,8 @@ static const struct {
 	HOMA_METRIC(rpcs_acked, "server RPCs freed by a client ack"),
 	HOMA_METRIC(rpcs_acked_closed,
 		    "server RPCs freed: the client's port is closed"),
+	HOMA_METRIC(rpcs_ended_closed,
+		    "server RPCs ended: the client's port closed mid-request"),
 	HOMA_METRIC(pool_stalls,
 		    "messages that waited for receive buffer space"),
 	HOMA_METRIC(rpcs_live, "RPCs alive now (gauge)"),

@@ -64,6 +64,9 @@
  * @HOMA_M_rpcs_acked: server RPCs freed by a client ack.
  * @HOMA_M_rpcs_acked_closed: server RPCs freed because ICMP port
  *	unreachable answered their NEED_ACK: the client's socket is gone.
+ * @HOMA_M_rpcs_ended_closed: server RPCs whose request was not all
+ *	received, ended because ICMP port unreachable answered a GRANT or
+ *	RESEND of theirs (the client's socket is closed).
  * @HOMA_M_pool_stalls: messages that waited for receive buffer space.
  * @HOMA_M_rpcs_live: RPCs alive now (gauge).
  * @HOMA_M_skbs_live: packets held now: messages in and out, dead (gauge).
@@ -222,6 +225,7 @@ enum homa_metric {
 	HOMA_M_rpc_timeouts,
 	HOMA_M_rpcs_acked,
 	HOMA_M_rpcs_acked_closed,
+	HOMA_M_rpcs_ended_closed,
 	HOMA_M_pool_stalls,
 	HOMA_M_rpcs_live,
 	HOMA_M_skbs_live,

@@ -807,16 +807,14 @@ static void cmd_sink(int port, int family)
 }
 
 /*
- * send ADDR PORT SIZE [LINGER_MS]: one request of SIZE bytes; wait for its
- * answer and print "done SIZE id ID port PORT" (the RPC id and the client
- * port); then keep the socket open LINGER_MS more milliseconds (so that it
- * can still answer its server's NEED_ACK).
+ * A new socket with a buffer pool, and one request of @size bytes of
+ * sink_byte() on it to @host's @port; the socket, or -1 (failure
+ * recorded).
  */
-static void cmd_send(const char *host, int port, int size, int linger_ms)
+static int send_sink_request(const char *host, int port, int size)
 {
-	union sockaddr_homa to, from;
-	int fd = homa_socket(parse_addr(host, port, &to)), i, len;
-	struct homa_recvmsg_args ra;
+	union sockaddr_homa to;
+	int fd = homa_socket(parse_addr(host, port, &to)), i, err;
 	struct homa_sendmsg_args sa;
 	char *buf = malloc(size);
 
@@ -824,10 +822,29 @@ static void cmd_send(const char *host, int port, int size, int linger_ms)
 	for (i = 0; i < size; i++)
 		buf[i] = sink_byte(i);
 	memset(&sa, 0, sizeof(sa));
-	if (do_send(fd, &to, buf, size, &sa) < 0) {
-		fail("sendmsg %d: %s", size, strerror(errno));
-		return;
+	err = do_send(fd, &to, buf, size, &sa) < 0 ? errno : 0;
+	free(buf);
+	if (err) {
+		fail("sendmsg %d: %s", size, strerror(err));
+		return -1;
 	}
+	return fd;
+}
+
+/*
+ * send ADDR PORT SIZE [LINGER_MS]: one request of SIZE bytes; wait for its
+ * answer and print "done SIZE id ID port PORT" (the RPC id and the client
+ * port); then keep the socket open LINGER_MS more milliseconds (so that it
+ * can still answer its server's NEED_ACK).
+ */
+static void cmd_send(const char *host, int port, int size, int linger_ms)
+{
+	union sockaddr_homa from;
+	int fd = send_sink_request(host, port, size), len;
+	struct homa_recvmsg_args ra;
+
+	if (fd < 0)
+		return;
 	memset(&ra, 0, sizeof(ra));
 	do {
 		ra.id = 0;
@@ -840,6 +857,22 @@ static void cmd_send(const char *host, int port, int size, int linger_ms)
 		printf("done %d id %llu port %d\n", size,
 		       (unsigned long long)ra.id, local_port(fd));
 	usleep(linger_ms * 1000);
+}
+
+/*
+ * abandon ADDR PORT SIZE: send one request of SIZE bytes and close the
+ * socket at once, without waiting for an answer; print "sent SIZE port
+ * PORT". A request longer than the unscheduled bytes is left unfinished
+ * at its server, whose GRANTs and RESENDs then find no socket.
+ */
+static void cmd_abandon(const char *host, int port, int size)
+{
+	int fd = send_sink_request(host, port, size);
+
+	if (fd < 0)
+		return;
+	printf("sent %d port %d\n", size, local_port(fd));
+	close(fd);
 }
 
 /* A request and its recvmsg on one loopback socket pair. */
@@ -1608,6 +1641,7 @@ static void print_usage(void)
 	       "       tcp_server PORT | tcp_client ADDR PORT COUNT SIZE |\n"
 	       "       wmem ADDR PORT | replay PORT ID | unknown_ready PORT |\n"
 	       "       sink PORT [6] | send ADDR PORT SIZE [LINGER_MS] |\n"
+	       "       abandon ADDR PORT SIZE |\n"
 	       "       tagged ADDR PORT TAG | swap_server PORT fwd|rev |\n"
 	       "       forge HOST DPORT SPORT ID | pending ADDR PORT MS |\n"
 	       "       stall_fail ADDR PORT | bcast ADDR DPORT\n",
@@ -1673,6 +1707,8 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[1], "send") && (argc == 5 || argc == 6))
 		cmd_send(argv[2], atoi(argv[3]), atoi(argv[4]),
 			 argc == 6 ? atoi(argv[5]) : 0);
+	else if (!strcmp(argv[1], "abandon") && argc == 5)
+		cmd_abandon(argv[2], atoi(argv[3]), atoi(argv[4]));
 	else if (!strcmp(argv[1], "tagged") && argc == 5)
 		cmd_tagged(argv[2], atoi(argv[3]), argv[4][0]);
 	else if (!strcmp(argv[1], "swap_server") && argc == 4)

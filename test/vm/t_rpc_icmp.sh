@@ -8,8 +8,9 @@
 # ack behind: the server's NEED_ACK finds no socket, ICMP port unreachable
 # answers it too, and the server frees its RPC (rpcs_acked_closed), not
 # asking again and again until its timeout (raised out of the way). A
-# forged port unreachable for a NEED_ACK to an unknown address adds no
-# peer.
+# client that closes its socket while sending a request: the port
+# unreachables answering the server's GRANTs end the request. A forged
+# port unreachable for a NEED_ACK to an unknown address adds no peer.
 #
 #   [icmp1] veth1 10.7.0.1 fd07::1 ---- veth2 10.7.0.2 fd07::2 [icmp2]
 #   10.7.0.99: nobody
@@ -54,6 +55,31 @@ check_eq "no client ack freed them" "$(metric icmp2 rpcs_acked)" 0
 check_eq "no timeout freed them" "$(metric icmp2 rpc_timeouts)" 0
 check_eq "no RPC left in the client" "$(metric icmp1 rpcs_live)" 0
 check_eq "no RPC left in the server" "$(metric icmp2 rpcs_live)" 0
+
+# A client that closes its socket while its request is still being sent
+# leaves the request unfinished at the server, which grants to it and asks
+# for the rest: ICMP port unreachable answers those GRANTs and RESENDs,
+# and the server ends the request (rpcs_ended_closed). Without the answer
+# it stayed until stall_ms (raised out of the way here, as the timeout is:
+# on a busy client host, which is never silent, stall_ms was the limit),
+# granted to and holding receive buffers that live messages needed.
+# A link of 8 Mbit/s out of icmp1 (a 1 MB request takes a second on it):
+# unshaped, the whole request got through before the client's exit closed
+# its socket.
+in_ns icmp2 sysctl -q -w net.homa.stall_ms=600000
+in_ns icmp1 tc qdisc add dev veth1 root tbf rate 8mbit burst 4542 \
+	latency 200ms
+check "1 MB request sent and its socket closed at once (IPv4)" \
+	in_ns icmp1 "$HOMA_TEST" abandon 10.7.0.2 310 1000000
+check "1 MB request sent and its socket closed at once (IPv6)" \
+	in_ns icmp1 "$HOMA_TEST" abandon fd07::2 311 1000000
+check "both unfinished requests ended by the port unreachables" \
+	wait_metric icmp2 rpcs_ended_closed 2 20
+check_eq "no RPC left in the server after the abandoned requests" \
+	"$(metric icmp2 rpcs_live)" 0
+check_eq "no stall ended them" "$(metric icmp2 rpc_stall_timeouts)" 0
+check_eq "no timeout ended them" "$(metric icmp2 rpc_timeouts)" 0
+in_ns icmp1 tc qdisc del dev veth1 root
 
 # Anyone can forge an ICMP error: one that quotes a NEED_ACK from the
 # IPv4 sink's port to an address this host never talked to must not make
