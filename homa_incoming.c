@@ -746,12 +746,27 @@ static void homa_icmp_closed_client(struct homa_sock *hsk,
 	homa_peer_put(peer);
 }
 
-/* Is @rpc a server RPC still receiving a request from @peer's @port? */
+/**
+ * struct homa_client_port - A client socket's address: a peer and a port.
+ */
+struct homa_client_port {
+	/** @peer: the client's host. */
+	const struct homa_peer *peer;
+	/** @port: the client socket's port. */
+	u16 port;
+};
+
+/*
+ * Is @rpc a server RPC still receiving a request from the client port
+ * @arg (a struct homa_client_port)?
+ */
 static bool homa_unfinished_request(const struct homa_rpc *rpc,
-				    const struct homa_peer *peer, u16 port)
+				    const void *arg)
 {
-	return !homa_is_client(rpc->id) && rpc->peer == peer &&
-	       rpc->dport == port && rpc->state == RPC_INCOMING &&
+	const struct homa_client_port *cp = arg;
+
+	return !homa_is_client(rpc->id) && rpc->peer == cp->peer &&
+	       rpc->dport == cp->port && rpc->state == RPC_INCOMING &&
 	       !rpc->ready && !rpc->copying;
 }
 
@@ -763,38 +778,26 @@ static bool homa_unfinished_request(const struct homa_rpc *rpc,
  * an RPC's id, as a TCP segment quoted must be in the window), end all of
  * them, not only @id: the kernel answers at most a few such packets per
  * second to one host, and each request holds a place among the messages
- * granted to (and its receive buffers) that live ones need. As
- * homa_rpc_end_all() does, they leave the grant list first and the
- * others get their share in one decision.
+ * granted to (and its receive buffers) that live ones need.
  */
 static void homa_icmp_closed_requests(struct homa_sock *hsk,
 				      const struct in6_addr *daddr, u16 dport,
 				      u64 id)
 {
+	struct homa_client_port cp = { .port = dport };
 	struct homa_peer *peer = homa_peer_find(hsk->hnet, daddr);
-	struct homa_rpc *rpc, *tmp;
-	bool listed = false;
+	struct homa_rpc *rpc;
 	u32 ended = 0;
 
 	if (!peer)
 		return;
+	cp.peer = peer;
 	spin_lock(&hsk->lock);
 	rpc = hsk->shutdown ? NULL :
 	      homa_rpc_find_server(hsk, peer, dport, id);
-	if (rpc && homa_unfinished_request(rpc, peer, dport)) {
-		list_for_each_entry(rpc, &hsk->active_rpcs, active_links)
-			if (homa_unfinished_request(rpc, peer, dport))
-				listed |= homa_grant_unlist(rpc);
-		list_for_each_entry_safe(rpc, tmp, &hsk->active_rpcs,
-					 active_links) {
-			if (!homa_unfinished_request(rpc, peer, dport))
-				continue;
-			homa_rpc_end(rpc);
-			ended++;
-		}
-		if (listed)
-			homa_grant_reschedule(hsk->hnet);
-	}
+	if (rpc && homa_unfinished_request(rpc, &cp))
+		ended = homa_rpc_end_matching(hsk, homa_unfinished_request,
+					      &cp);
 	spin_unlock(&hsk->lock);
 	homa_metric_add(hsk->hnet, HOMA_M_rpcs_ended_closed, ended);
 	homa_peer_put(peer);

@@ -76,6 +76,10 @@ void homa_rpc_delivered(struct homa_rpc *rpc);
 void homa_msgin_release(struct homa_rpc *rpc);
 void homa_rpc_end(struct homa_rpc *rpc);
 void homa_rpc_end_all(struct homa_sock *hsk);
+u32 homa_rpc_end_matching(struct homa_sock *hsk,
+			  bool (*match)(const struct homa_rpc *rpc,
+					const void *arg),
+			  const void *arg);
 bool homa_rpc_reap(struct homa_sock *hsk, int limit);
 void homa_rpc_free(struct homa_rpc *rpc);
 void homa_skbs_free(struct homa_net *hnet, struct sk_buff_head *list);

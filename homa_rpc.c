@@ -309,26 +309,49 @@ void homa_rpc_end(struct homa_rpc *rpc)
 }
 
 /**
+ * homa_rpc_end_matching() - End every RPC of a socket that @match accepts
+ * (all of them if @match is NULL). They all leave the grant list first,
+ * and the others get one new grant decision at the end: a decision per
+ * RPC (each walks the whole list) made ending N granted RPCs cost O(N^2)
+ * with bottom halves off.
+ * @hsk: the socket; the caller holds its lock.
+ * @match: the test, or NULL; called twice for each RPC, with the same
+ *	answer both times (the socket's lock is held throughout).
+ * @arg: passed to @match.
+ *
+ * Return: how many RPCs ended.
+ */
+u32 homa_rpc_end_matching(struct homa_sock *hsk,
+			  bool (*match)(const struct homa_rpc *rpc,
+					const void *arg),
+			  const void *arg)
+{
+	struct homa_rpc *rpc, *tmp;
+	bool listed = false;
+	u32 ended = 0;
+
+	lockdep_assert_held(&hsk->lock);
+	list_for_each_entry(rpc, &hsk->active_rpcs, active_links)
+		if (!match || match(rpc, arg))
+			listed |= homa_grant_unlist(rpc);
+	list_for_each_entry_safe(rpc, tmp, &hsk->active_rpcs, active_links) {
+		if (match && !match(rpc, arg))
+			continue;
+		homa_rpc_end(rpc);
+		ended++;
+	}
+	if (listed)
+		homa_grant_reschedule(hsk->hnet);
+	return ended;
+}
+
+/**
  * homa_rpc_end_all() - End every RPC of a socket (close, shutdown).
  * @hsk: the socket; the caller holds its lock.
  */
 void homa_rpc_end_all(struct homa_sock *hsk)
 {
-	struct homa_rpc *rpc, *tmp;
-	bool listed = false;
-
-	lockdep_assert_held(&hsk->lock);
-	/*
-	 * Off the grant list first, and one new grant decision at the end:
-	 * a decision per RPC (each walks the whole list) made closing a
-	 * socket with N granted RPCs cost O(N^2) with bottom halves off.
-	 */
-	list_for_each_entry(rpc, &hsk->active_rpcs, active_links)
-		listed |= homa_grant_unlist(rpc);
-	list_for_each_entry_safe(rpc, tmp, &hsk->active_rpcs, active_links)
-		homa_rpc_end(rpc);
-	if (listed)
-		homa_grant_reschedule(hsk->hnet);
+	homa_rpc_end_matching(hsk, NULL, NULL);
 }
 
 /**
