@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# An experiment, not in the default suite (test/vm/run.sh
+# x_repeat_load.sh): the default benchmark's loaded phase run again and
+# again in one boot. The default bed (util/testbed, 4 hosts, 16 Mbit/s,
+# cubic), one cp_node server per host kept for every round, and each round
+# the four clients of cp_vs_tcp's loaded phase (W4 one-way, 80% of a link
+# each, 200 outstanding at most), 5 s apart. Per round it prints the
+# share of the offered bytes the clients saw completed, what the hosts'
+# counters moved by, and, at the round's end, each host's largest RESEND
+# backoff toward a peer and its largest data-delay srtt. Asserts nothing
+# beyond the bed being built and the servers starting.
+# ROUNDS (default 8, about 140 s each) and SECONDS_PER_ROUND (default 60)
+# keep it under inside.sh's 1400 s per experiment.
+# shellcheck source=test/vm/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+ROUNDS=${ROUNDS:-8}
+SECONDS_PER_ROUND=${SECONDS_PER_ROUND:-60}
+WARMUP=20
+HOSTS=(h0 h1 h2 h3)
+ADDRS=(10.0.0.1 10.0.0.2 10.0.0.3 10.0.0.4)
+METRICS=(resends_sent resends_spurious data_resent grant_overflow
+	 pool_stalls rpc_timeouts rpc_stall_timeouts pkts_tx_busy)
+
+# shellcheck disable=SC2317	# called by the trap
+testbed_cleanup() {
+	"$TOP/util/testbed" --down > /dev/null 2>&1 || true
+	cleanup
+}
+trap testbed_cleanup EXIT
+
+check "build the default bed" "$TOP/util/testbed" --hosts 4 --mbps 16 \
+	--cc cubic --quiet
+for h in "${HOSTS[@]}"; do
+	check "cp_node server on $h" cp_serve "$h" --protocol homa --ports 1
+done
+
+# snap: each of METRICS summed over the hosts, on one line.
+snap() {
+	local m h sum
+	for m in "${METRICS[@]}"; do
+		sum=0
+		for h in "${HOSTS[@]}"; do
+			sum=$((sum + $(metric "$h" "$m")))
+		done
+		echo -n "$sum "
+	done
+}
+
+# peers: per host, the largest resend_backoff and rx_srtt_ns (ms) of its
+# peers (columns 7 and 15 of /proc/net/homa_peers).
+peers() {
+	local h
+	for h in "${HOSTS[@]}"; do
+		# shellcheck disable=SC2016	# awk's fields
+		in_ns "$h" awk 'NR > 1 { if ($7 > b) b = $7; if ($15 > s) s = $15 }
+			END { printf "%s:b%d/%dms ", h, b, s / 1e6 }' \
+			h="$h" /proc/net/homa_peers
+	done
+}
+
+out=/tmp/x_repeat_load
+mkdir -p "$out"
+for ((r = 1; r <= ROUNDS; r++)); do
+	read -r -a before <<< "$(snap)"
+	live=0
+	for h in "${HOSTS[@]}"; do
+		live=$((live + $(metric "$h" rpcs_live)))
+	done
+	pids=()
+	for i in "${!HOSTS[@]}"; do
+		others=()
+		for j in "${!ADDRS[@]}"; do
+			[ "$j" -ne "$i" ] && others+=("${ADDRS[$j]}")
+		done
+		servers=$(IFS=,; echo "${others[*]}")
+		in_ns "${HOSTS[$i]}" "$CP_NODE" client --protocol homa \
+			--servers "$servers" --server-ports 1 --workload w4 \
+			--one-way --gbps 0.0128 --seconds "$SECONDS_PER_ROUND" \
+			--warmup "$WARMUP" --ports 1 --client-max 200 \
+			--seed $((1000 + i)) > "$out/r$r-h$i.log" 2>&1 &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	read -r -a after <<< "$(snap)"
+	offered=0
+	done_b=0
+	for i in "${!HOSTS[@]}"; do
+		o=$(summary_field "$out/r$r-h$i.log" bytes_offered)
+		d=$(summary_field "$out/r$r-h$i.log" bytes_done)
+		offered=$((offered + ${o:-0}))
+		done_b=$((done_b + ${d:-0}))
+	done
+	line=""
+	for k in "${!METRICS[@]}"; do
+		line+=" ${METRICS[$k]}=$((after[k] - before[k]))"
+	done
+	if [ "$offered" -gt 0 ]; then
+		pct=$(echo "scale=1; 100 * $done_b / $offered" | bc)
+	else
+		pct="?"
+	fi
+	echo "# round $r: carried $pct% of $offered B offered; rpcs_live at start $live"
+	echo "#  $line"
+	echo "#   $(peers)"
+	sleep 5
+done
+finish
