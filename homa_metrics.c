@@ -170,6 +170,8 @@ static const struct {
 		    "RESENDs for a hole, timed by resend_ticks"),
 	HOMA_METRIC(resends_spurious,
 		    "RESEND rounds answered only with duplicates"),
+	HOMA_METRIC(resend_backoff_eased,
+		    "RESEND backoff steps back on a data-delay sample"),
 	HOMA_METRIC(resend_in_host,
 		    "RESENDs answered BUSY: copies still in this host"),
 	HOMA_METRIC(probe_in_host,

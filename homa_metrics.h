@@ -155,6 +155,8 @@
  *	peer is measured: bytes past the missing ones arrived.
  * @HOMA_M_resends_spurious: rounds of an RPC's RESENDs whose
  *	retransmissions all arrived as duplicates: they were premature.
+ * @HOMA_M_resend_backoff_eased: steps back of a peer's RESEND backoff
+ *	on a data-delay sample that one doubling less would have waited for.
  * @HOMA_M_resend_in_host: RESENDs answered with BUSY: this host still
  *	held copies of first transmissions of the message's packets.
  * @HOMA_M_probe_in_host: timer ticks at which an RPC counted no silence:
@@ -285,6 +287,7 @@ enum homa_metric {
 	HOMA_M_resends_tick,
 	HOMA_M_resends_gap_timed,
 	HOMA_M_resends_spurious,
+	HOMA_M_resend_backoff_eased,
 	HOMA_M_resend_in_host,
 	HOMA_M_probe_in_host,
 	HOMA_M_probe_outranked,

@@ -171,6 +171,54 @@ static enum homa_metric homa_peer_scale_step(struct homa_peer *peer, u64 now,
 	return HOMA_NUM_METRICS;
 }
 
+/*
+ * The RTT-timed RESEND timeout toward @peer in ticks before its backoff
+ * (the peer's retransmission timeout, at least rtt_resend_min_us and at
+ * most half of timeout_ticks), with that ceiling in *@max_ticks and
+ * whether the data delay gave it in *@by_delay; 0 when rtt_resend is off
+ * or the peer has no sample yet.
+ */
+static u32 homa_peer_resend_base(struct homa_peer *peer, u32 *max_ticks,
+				 bool *by_delay)
+{
+	struct homa_net *hnet = peer->hnet;
+	u64 min_ns = (u64)homa_cfg(hnet, rtt_resend_min_us) * NSEC_PER_USEC;
+	u64 max_ns = (u64)homa_cfg(hnet, timeout_ticks) * NSEC_PER_MSEC /
+		     HOMA_RTT_RESEND_MAX_DIV;
+	u32 basis;
+	u64 rto;
+
+	basis = homa_rtt_resend_basis(homa_cfg(hnet, rtt_resend),
+				      READ_ONCE(peer->rx_rto_ns),
+				      READ_ONCE(peer->rto_ns), &rto);
+	*by_delay = basis == HOMA_RESEND_DATA_DELAY;
+	*max_ticks = div_u64(max_ns, NSEC_PER_MSEC);
+	if (basis == HOMA_RESEND_FIXED)
+		return 0;
+	return homa_rtt_ticks(rto, min_ns, max_ns, NSEC_PER_MSEC);
+}
+
+/*
+ * A data-delay sample of @ns came from @peer: its RESEND backoff steps
+ * back if one doubling less would have waited for that data
+ * (homa_rtt_backoff_eases()). Without a lock, as the other steps.
+ */
+static void homa_peer_resend_ease(struct homa_peer *peer, u64 ns)
+{
+	u8 level = READ_ONCE(peer->resend_backoff);
+	u32 ticks, max_ticks;
+	bool by_delay;
+
+	if (!level)
+		return;
+	ticks = homa_peer_resend_base(peer, &max_ticks, &by_delay);
+	if (!ticks || !homa_rtt_backoff_eases(ticks, level, max_ticks,
+					      div_u64(ns, NSEC_PER_MSEC)))
+		return;
+	WRITE_ONCE(peer->resend_backoff, level - 1);
+	homa_metric_inc(peer->hnet, HOMA_M_resend_backoff_eased);
+}
+
 /**
  * homa_peer_rx_sample() - A data-delay sample of a peer: the time from a
  * GRANT this host decided to the arrival of the first byte it granted.
@@ -202,6 +250,7 @@ void homa_peer_rx_sample(struct homa_peer *peer, u64 ns)
 	step = homa_peer_scale_step(peer, now, &foreign);
 	spin_unlock_bh(&peer->lock);
 	homa_metric_inc(peer->hnet, HOMA_M_rx_delay_samples);
+	homa_peer_resend_ease(peer, ns);
 	if (change > 0)
 		homa_metric_inc(peer->hnet, HOMA_M_rtt_congested);
 	else if (change < 0)
@@ -452,22 +501,13 @@ void homa_rpc_resend_judge(struct homa_rpc *rpc)
  */
 u32 homa_peer_resend_ticks(struct homa_peer *peer, bool *by_delay)
 {
-	struct homa_net *hnet = peer->hnet;
-	u64 min_ns = (u64)homa_cfg(hnet, rtt_resend_min_us) * NSEC_PER_USEC;
-	u64 max_ns = (u64)homa_cfg(hnet, timeout_ticks) * NSEC_PER_MSEC /
-		     HOMA_RTT_RESEND_MAX_DIV;
-	u32 basis, ticks;
-	u64 rto;
+	u32 max_ticks;
+	u32 ticks = homa_peer_resend_base(peer, &max_ticks, by_delay);
 
-	basis = homa_rtt_resend_basis(homa_cfg(hnet, rtt_resend),
-				      READ_ONCE(peer->rx_rto_ns),
-				      READ_ONCE(peer->rto_ns), &rto);
-	*by_delay = basis == HOMA_RESEND_DATA_DELAY;
-	if (basis == HOMA_RESEND_FIXED)
+	if (!ticks)
 		return 0;
-	ticks = homa_rtt_ticks(rto, min_ns, max_ns, NSEC_PER_MSEC);
 	return homa_rtt_backed_off(ticks, READ_ONCE(peer->resend_backoff),
-				   div_u64(max_ns, NSEC_PER_MSEC));
+				   max_ticks);
 }
 
 /*

@@ -396,6 +396,34 @@ u32 homa_rtt_backed_off(u32 ticks, u8 level, u32 max_ticks)
 }
 
 /**
+ * homa_rtt_backoff_eases() - A data-delay sample of the peer came in (its
+ * data was not sent again): may the backoff of the RESEND timeout toward
+ * the peer take a step back?
+ * @ticks: the timeout without backoff.
+ * @level: the backoff now (doublings of the timeout).
+ * @max_ticks: as for homa_rtt_backed_off().
+ * @sample_ticks: the sample, in ticks.
+ *
+ * As TCP keeps a backed-off RTO only until a segment sent once is
+ * acknowledged (Karn), the backoff is kept only while the data's delay
+ * needs it: if one doubling less would still have waited longer than
+ * this sample's data took, a RESEND timed so would not have been
+ * premature, and the level steps back. A queue that drained is so
+ * noticed by the data it delays no more; one still as long keeps the
+ * level (its samples are as long as the backed-off timeout needed), so a
+ * slow queue does not walk the level up and down.
+ *
+ * Return: true if the level is above 0 and should step back.
+ */
+bool homa_rtt_backoff_eases(u32 ticks, u8 level, u32 max_ticks,
+			    u64 sample_ticks)
+{
+	if (!level)
+		return false;
+	return sample_ticks < homa_rtt_backed_off(ticks, level - 1, max_ticks);
+}
+
+/**
  * homa_rtt_scale_update() - One round trip's step of the share of its
  * grant window a receiver gives a peer (AIMD).
  * @scale: the share now, in 1/HOMA_RTT_SCALE_FULL (0 counts as full).

@@ -167,6 +167,8 @@ u32 homa_rtt_scale_update(u32 scale, bool congested);
 int homa_rtt_queue_own(const struct homa_rtt *r, u64 owed, u32 link_mbps,
 		       u64 skip);
 u32 homa_rtt_backed_off(u32 ticks, u8 level, u32 max_ticks);
+bool homa_rtt_backoff_eases(u32 ticks, u8 level, u32 max_ticks,
+			    u64 sample_ticks);
 void homa_rtt_unsched_init(struct homa_rtt_unsched *u, u32 window);
 void homa_rtt_unsched_sent(struct homa_rtt_unsched *u, u32 bytes,
 			   int unscheduled, int throttled);

@@ -897,6 +897,74 @@ TEST(homa_rtt, backoff__real_loss_recovers)
 	}
 }
 
+TEST(homa_rtt, homa_rtt_backoff_eases__one_doubling_less)
+{
+	/* Level 0 has nothing to ease. */
+	EXPECT_FALSE(homa_rtt_backoff_eases(10, 0, 1000, 0));
+	/* Level 3 of 10 ticks: one less waits 40; a 39-tick delay fits. */
+	EXPECT_TRUE(homa_rtt_backoff_eases(10, 3, 1000, 39));
+	EXPECT_FALSE(homa_rtt_backoff_eases(10, 3, 1000, 40));
+	EXPECT_FALSE(homa_rtt_backoff_eases(10, 3, 1000, 5000));
+	/* The ceiling counts: one less is capped at 25 here. */
+	EXPECT_TRUE(homa_rtt_backoff_eases(10, 3, 25, 24));
+	EXPECT_FALSE(homa_rtt_backoff_eases(10, 3, 25, 30));
+	/* Level 1 eases once the bare timeout covers the delay. */
+	EXPECT_TRUE(homa_rtt_backoff_eases(10, 1, 1000, 9));
+	EXPECT_FALSE(homa_rtt_backoff_eases(10, 1, 1000, 10));
+}
+
+/*
+ * The slow-queue model of slow_queue_run() with a data-delay sample after
+ * each message (the data's own delay, @delay, with jitter below 25%): a
+ * queue as long as ever keeps the level it earned (no walk up and down,
+ * no premature RESEND after it settles); once the queue drains (delay
+ * @after) the samples take the level back down to where the timeout
+ * covers the new delay, with no premature RESEND on the way.
+ */
+static int slow_queue_eased(uint32_t rto, uint32_t delay, uint32_t max_ticks,
+			    int msgs, std::mt19937 *rng, uint8_t *level)
+{
+	int spurious = 0;
+
+	for (int m = 0; m < msgs; m++) {
+		uint32_t d = delay + (*rng)() % (delay / 4 + 1);
+
+		if (homa_rtt_backed_off(rto, *level, max_ticks) < d) {
+			spurious++;
+			*level = homa_rtt_backoff(*level, true);
+		}
+		if (homa_rtt_backoff_eases(rto, *level, max_ticks, d))
+			(*level)--;
+	}
+	return spurious;
+}
+
+TEST(homa_rtt, backoff__eases_only_when_the_queue_drains)
+{
+	std::mt19937 rng(7);
+	uint8_t level = 0;
+	int s;
+
+	/* 2-tick RTO, data 50-62 ticks late: settles at 5 (64). */
+	s = slow_queue_eased(2, 50, 5000, 1000, &rng, &level);
+	EXPECT_EQ(level, 5);
+	EXPECT_EQ(s, 5);
+	/* Still as long: nothing more, either way. */
+	EXPECT_EQ(slow_queue_eased(2, 50, 5000, 1000, &rng, &level), 0);
+	EXPECT_EQ(level, 5);
+	/* Drained to 3 ticks: back to level 1 (4 ticks), no RESEND. */
+	EXPECT_EQ(slow_queue_eased(2, 3, 5000, 100, &rng, &level), 0);
+	EXPECT_EQ(level, 1);
+	/* Drained fully (1 tick): level 0. */
+	EXPECT_EQ(slow_queue_eased(2, 1, 5000, 100, &rng, &level), 0);
+	EXPECT_EQ(level, 0);
+	/* Without easing the level would have stayed at 5. */
+	uint8_t kept = 5;
+
+	EXPECT_EQ(slow_queue_run(2, 1, 5000, 100, &kept), 0);
+	EXPECT_EQ(kept, 5);
+}
+
 TEST(homa_rtt, homa_rtt_scale_update__aimd)
 {
 	EXPECT_EQ(homa_rtt_scale_update(0, true), 512u);
