@@ -174,9 +174,9 @@ static enum homa_metric homa_peer_scale_step(struct homa_peer *peer, u64 now,
 /*
  * The RTT-timed RESEND timeout toward @peer in ticks before its backoff
  * (the peer's retransmission timeout, at least rtt_resend_min_us and at
- * most half of timeout_ticks), with that ceiling in *@max_ticks and
- * whether the data delay gave it in *@by_delay; 0 when rtt_resend is off
- * or the peer has no sample yet.
+ * most half of timeout_ticks), with that ceiling in *@max_ticks and, if
+ * @by_delay is not NULL, whether the data delay gave it in *@by_delay; 0
+ * when rtt_resend is off or the peer has no sample yet.
  */
 static u32 homa_peer_resend_base(struct homa_peer *peer, u32 *max_ticks,
 				 bool *by_delay)
@@ -191,7 +191,8 @@ static u32 homa_peer_resend_base(struct homa_peer *peer, u32 *max_ticks,
 	basis = homa_rtt_resend_basis(homa_cfg(hnet, rtt_resend),
 				      READ_ONCE(peer->rx_rto_ns),
 				      READ_ONCE(peer->rto_ns), &rto);
-	*by_delay = basis == HOMA_RESEND_DATA_DELAY;
+	if (by_delay)
+		*by_delay = basis == HOMA_RESEND_DATA_DELAY;
 	*max_ticks = div_u64(max_ns, NSEC_PER_MSEC);
 	if (basis == HOMA_RESEND_FIXED)
 		return 0;
@@ -207,11 +208,10 @@ static void homa_peer_resend_ease(struct homa_peer *peer, u64 ns)
 {
 	u8 level = READ_ONCE(peer->resend_backoff);
 	u32 ticks, max_ticks;
-	bool by_delay;
 
 	if (!level)
 		return;
-	ticks = homa_peer_resend_base(peer, &max_ticks, &by_delay);
+	ticks = homa_peer_resend_base(peer, &max_ticks, NULL);
 	if (!ticks || !homa_rtt_backoff_eases(ticks, level, max_ticks,
 					      div_u64(ns, NSEC_PER_MSEC)))
 		return;

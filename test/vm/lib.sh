@@ -133,6 +133,32 @@ metric() {
 	in_ns "$1" awk -v m="$2" '$1 == m { print $2 }' /proc/net/homa_metrics
 }
 
+# metric_snap NS...: each metric named in the array METRICS, summed over
+# the namespaces, on one line (for metric_moves).
+metric_snap() {
+	local m ns sum
+	for m in "${METRICS[@]}"; do
+		sum=0
+		for ns in "$@"; do
+			sum=$((sum + $(metric "$ns" "$m")))
+		done
+		echo -n "$sum "
+	done
+}
+
+# metric_moves BEFORE AFTER: NAME=change for each of METRICS between two
+# lines of metric_snap.
+metric_moves() {
+	local -a b a
+	local i line=""
+	read -r -a b <<< "$1"
+	read -r -a a <<< "$2"
+	for i in "${!METRICS[@]}"; do
+		line+=" ${METRICS[$i]}=$((a[i] - b[i]))"
+	done
+	echo "$line"
+}
+
 # check DESCRIPTION CMD...: run a command; record a failure if it fails.
 check() {
 	local what=$1

@@ -20,25 +20,13 @@ tc -n rtt2 qdisc replace dev veth2 root netem delay 10ms loss 5%
 METRICS=(resends_sent resends_delay_timed resends_rtt_timed resends_tick
 	 data_resent pkts_tx_busy pkts_tx_need_ack rpc_timeouts)
 
-# snap: each of METRICS summed over both hosts, on one line.
-snap() {
-	local m
-	for m in "${METRICS[@]}"; do
-		echo -n "$(( $(metric rtt1 "$m") + $(metric rtt2 "$m") )) "
-	done
-}
-
 for round in 1 2 3; do
 	for mode in 2 1; do
 		homa_set rtt_resend="$mode" rtt1 rtt2
-		read -r -a before <<< "$(snap)"
+		before=$(metric_snap rtt1 rtt2)
 		out=$(in_ns rtt1 "$HOMA_TEST" client 10.12.0.2 62 200 100000 \
 			2) || { echo "# FAIL: $out"; FAILED=1; continue; }
-		read -r -a after <<< "$(snap)"
-		line=""
-		for i in "${!METRICS[@]}"; do
-			line+=" ${METRICS[$i]}=$(( after[i] - before[i] ))"
-		done
+		line=$(metric_moves "$before" "$(metric_snap rtt1 rtt2)")
 		echo "# round $round, rtt_resend=$mode: $out"
 		echo "#  $line"
 	done

@@ -9,8 +9,9 @@
 # counters moved by, and, at the round's end, each host's largest RESEND
 # backoff toward a peer and its largest data-delay srtt. Asserts nothing
 # beyond the bed being built and the servers starting.
-# ROUNDS (default 8, about 140 s each) and SECONDS_PER_ROUND (default 60)
-# keep it under inside.sh's 1400 s per experiment.
+# 8 rounds of about 120-140 s each keep it under inside.sh's 1400 s per
+# experiment (ROUNDS and SECONDS_PER_ROUND change them when the script is
+# run by hand inside the VM; run.sh passes no environment in).
 # shellcheck source=test/vm/lib.sh
 source "$(dirname "$0")/lib.sh"
 
@@ -35,18 +36,6 @@ for h in "${HOSTS[@]}"; do
 	check "cp_node server on $h" cp_serve "$h" --protocol homa --ports 1
 done
 
-# snap: each of METRICS summed over the hosts, on one line.
-snap() {
-	local m h sum
-	for m in "${METRICS[@]}"; do
-		sum=0
-		for h in "${HOSTS[@]}"; do
-			sum=$((sum + $(metric "$h" "$m")))
-		done
-		echo -n "$sum "
-	done
-}
-
 # peers: per host, the largest resend_backoff and rx_srtt_ns (ms) of its
 # peers (columns 7 and 15 of /proc/net/homa_peers).
 peers() {
@@ -62,7 +51,7 @@ peers() {
 out=/tmp/x_repeat_load
 mkdir -p "$out"
 for ((r = 1; r <= ROUNDS; r++)); do
-	read -r -a before <<< "$(snap)"
+	before=$(metric_snap "${HOSTS[@]}")
 	live=0
 	for h in "${HOSTS[@]}"; do
 		live=$((live + $(metric "$h" rpcs_live)))
@@ -82,7 +71,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		pids+=($!)
 	done
 	wait "${pids[@]}"
-	read -r -a after <<< "$(snap)"
+	after=$(metric_snap "${HOSTS[@]}")
 	offered=0
 	done_b=0
 	for i in "${!HOSTS[@]}"; do
@@ -91,10 +80,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		offered=$((offered + ${o:-0}))
 		done_b=$((done_b + ${d:-0}))
 	done
-	line=""
-	for k in "${!METRICS[@]}"; do
-		line+=" ${METRICS[$k]}=$((after[k] - before[k]))"
-	done
+	line=$(metric_moves "$before" "$after")
 	if [ "$offered" -gt 0 ]; then
 		pct=$(echo "scale=1; 100 * $done_b / $offered" | bc)
 	else
