@@ -555,17 +555,17 @@ static struct homa_rpc *homa_find_rpc(struct homa_sock *hsk,
 }
 
 /*
- * A request arrived for a port with no server socket: tell the client with
- * ICMP port unreachable (its RPC fails with ENOTCONN) rather than leave it
- * to time out. A server's NEED_ACK, GRANT or RESEND for a port with no
- * socket gets the same answer: the client RPC went with its socket, and
- * the server may free its own. Unanswered, a NEED_ACK was asked again
- * until the RPC timed out, and a request the closed socket had not
- * finished sending kept its place among the messages the server grants
- * to, and its receive buffers, until stall_ms: the client's host, busy
- * with other sockets, is never silent. (The kernel rate-limits these
- * answers per host; one ends every such request from the port:
- * homa_icmp_closed_requests().)
+ * A request arrived for a port with no server socket (or one shut down):
+ * tell the client with ICMP port unreachable (its RPC fails with ENOTCONN)
+ * rather than leave it to time out. A server's NEED_ACK, GRANT or RESEND
+ * for a port with no socket (or one shut down) gets the same answer: the
+ * client RPC went with its socket, and the server may free its own.
+ * Unanswered, a NEED_ACK was asked again until the RPC timed out, and a
+ * request the closed socket had not finished sending kept its place among
+ * the messages the server grants to, and its receive buffers, until
+ * stall_ms: the client's host, busy with other sockets, is never silent.
+ * (The kernel rate-limits these answers per host; one ends every such
+ * request from the port: homa_icmp_closed_requests().)
  */
 static void homa_port_unreachable(struct sk_buff *skb,
 				  const struct homa_pkt *pkt)
@@ -617,9 +617,11 @@ static void homa_sock_pkt(struct homa_sock *hsk, struct sk_buff *skb,
 	WRITE_ONCE(peer->last_heard, jiffies);
 	spin_lock(&hsk->lock);
 	if (hsk->shutdown) {
+		/* It keeps its port until closed, but takes no more work. */
 		spin_unlock(&hsk->lock);
 		homa_peer_put(peer);
 		homa_metric_inc(hnet, HOMA_M_drop_no_socket);
+		homa_port_unreachable(skb, pkt);
 		kfree_skb(skb);
 		return;
 	}

@@ -177,16 +177,22 @@ static void cmd_bind(void)
 	close(fd6);
 }
 
-/* Bind a port and keep it until killed (cross-namespace tests). */
-static void cmd_hold(int port, bool server)
+/*
+ * Bind a port and keep it until killed (cross-namespace tests); @how:
+ * NULL (a server), "noserver" (SO_HOMA_SERVER 0) or "shutdown" (a server
+ * shut down at once, its port still held).
+ */
+static void cmd_hold(int port, const char *how)
 {
 	int fd = homa_socket(AF_INET), off = 0;
 
 	expect_errno("bind", bind_port(fd, AF_INET, port), 0);
-	if (!server)
+	if (how && !strcmp(how, "noserver"))
 		expect_errno("SO_HOMA_SERVER 0",
 			     setsockopt(fd, IPPROTO_HOMA, SO_HOMA_SERVER, &off,
 					sizeof(off)), 0);
+	if (how && !strcmp(how, "shutdown"))
+		expect_errno("shutdown", shutdown(fd, SHUT_RDWR), 0);
 	if (failures)
 		exit(1);
 	printf("bound %d\n", port);
@@ -860,18 +866,25 @@ static void cmd_send(const char *host, int port, int size, int linger_ms)
 }
 
 /*
- * abandon ADDR PORT SIZE: send one request of SIZE bytes and close the
- * socket at once, without waiting for an answer; print "sent SIZE port
- * PORT". A request longer than the unscheduled bytes is left unfinished
- * at its server, whose GRANTs and RESENDs then find no socket.
+ * abandon ADDR PORT SIZE [shutdown]: send one request of SIZE bytes and
+ * close the socket at once, without waiting for an answer; print "sent
+ * SIZE port PORT". A request longer than the unscheduled bytes is left
+ * unfinished at its server, whose GRANTs and RESENDs then find no socket.
+ * With "shutdown" the socket is shut down instead and kept (with its
+ * port) until the process is killed.
  */
-static void cmd_abandon(const char *host, int port, int size)
+static void cmd_abandon(const char *host, int port, int size, bool stop)
 {
 	int fd = send_sink_request(host, port, size);
 
 	if (fd < 0)
 		return;
+	if (stop)
+		expect_errno("shutdown", shutdown(fd, SHUT_RDWR), 0);
 	printf("sent %d port %d\n", size, local_port(fd));
+	if (stop)	/* the port stays this socket's until killed */
+		for (;;)
+			pause();
 	close(fd);
 }
 
@@ -1628,7 +1641,7 @@ static void cmd_bcast(const char *host, int dport)
 
 static void print_usage(void)
 {
-	printf("Usage: %s sockets | bind | hold PORT [noserver] |\n"
+	printf("Usage: %s sockets | bind | hold PORT [noserver|shutdown] |\n"
 	       "       try_bind PORT [ERRNO] |\n"
 	       "       sockopt | ioctl | info | inject4 | inject6 |\n"
 	       "       server 4|6 PORT [BPAGES] | tserver 4|6 PORT THREADS |\n"
@@ -1641,7 +1654,7 @@ static void print_usage(void)
 	       "       tcp_server PORT | tcp_client ADDR PORT COUNT SIZE |\n"
 	       "       wmem ADDR PORT | replay PORT ID | unknown_ready PORT |\n"
 	       "       sink PORT [6] | send ADDR PORT SIZE [LINGER_MS] |\n"
-	       "       abandon ADDR PORT SIZE |\n"
+	       "       abandon ADDR PORT SIZE [shutdown] |\n"
 	       "       tagged ADDR PORT TAG | swap_server PORT fwd|rev |\n"
 	       "       forge HOST DPORT SPORT ID | pending ADDR PORT MS |\n"
 	       "       stall_fail ADDR PORT | bcast ADDR DPORT\n",
@@ -1659,10 +1672,10 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[1], "bind"))
 		cmd_bind();
 	else if (!strcmp(argv[1], "hold") && argc == 3)
-		cmd_hold(atoi(argv[2]), true);
+		cmd_hold(atoi(argv[2]), NULL);
 	else if (!strcmp(argv[1], "hold") && argc == 4 &&
-		 !strcmp(argv[3], "noserver"))
-		cmd_hold(atoi(argv[2]), false);
+		 (!strcmp(argv[3], "noserver") || !strcmp(argv[3], "shutdown")))
+		cmd_hold(atoi(argv[2]), argv[3]);
 	else if (!strcmp(argv[1], "try_bind") && argc == 3)
 		cmd_try_bind(atoi(argv[2]), 0);
 	else if (!strcmp(argv[1], "try_bind") && argc == 4)
@@ -1708,7 +1721,10 @@ int main(int argc, char **argv)
 		cmd_send(argv[2], atoi(argv[3]), atoi(argv[4]),
 			 argc == 6 ? atoi(argv[5]) : 0);
 	else if (!strcmp(argv[1], "abandon") && argc == 5)
-		cmd_abandon(argv[2], atoi(argv[3]), atoi(argv[4]));
+		cmd_abandon(argv[2], atoi(argv[3]), atoi(argv[4]), false);
+	else if (!strcmp(argv[1], "abandon") && argc == 6 &&
+		 !strcmp(argv[5], "shutdown"))
+		cmd_abandon(argv[2], atoi(argv[3]), atoi(argv[4]), true);
 	else if (!strcmp(argv[1], "tagged") && argc == 5)
 		cmd_tagged(argv[2], atoi(argv[3]), argv[4][0]);
 	else if (!strcmp(argv[1], "swap_server") && argc == 4)

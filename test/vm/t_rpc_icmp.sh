@@ -9,7 +9,8 @@
 # answers it too, and the server frees its RPC (rpcs_acked_closed), not
 # asking again and again until its timeout (raised out of the way). A
 # client that closes its socket while sending a request: the port
-# unreachables answering the server's GRANTs end the request. A forged
+# unreachables answering the server's GRANTs end the request. A socket
+# shut down (its port still held) is answered as one closed. A forged
 # port unreachable for a NEED_ACK to an unknown address adds no peer.
 #
 #   [icmp1] veth1 10.7.0.1 fd07::1 ---- veth2 10.7.0.2 fd07::2 [icmp2]
@@ -34,8 +35,15 @@ hold icmp2 301 noserver
 check "ENOTCONN for a socket that is not a server" \
 	in_ns icmp1 "$HOMA_TEST" expect_noport 10.7.0.2 301
 release
+# A server socket shut down keeps its port until closed but takes no more
+# work: a request gets the same answer as for no socket (unanswered, it
+# waited for its timeout; bounded here so that a missing answer fails).
+hold icmp2 302 shutdown
+check "ENOTCONN for a server socket shut down" \
+	in_ns icmp1 timeout 20 "$HOMA_TEST" expect_noport 10.7.0.2 302
+release
 check "requests counted as dropped" \
-	test "$(metric icmp2 drop_no_socket)" -ge 2
+	test "$(metric icmp2 drop_no_socket)" -ge 3
 check "request to a non-server counted" \
 	test "$(metric icmp2 drop_no_rpc)" -ge 1
 
@@ -79,6 +87,18 @@ check_eq "no RPC left in the server after the abandoned requests" \
 	"$(metric icmp2 rpcs_live)" 0
 check_eq "no stall ended them" "$(metric icmp2 rpc_stall_timeouts)" 0
 check_eq "no timeout ended them" "$(metric icmp2 rpc_timeouts)" 0
+# The same for a socket shut down rather than closed: its port is still
+# bound (the process holds it) while the GRANTs find it shut.
+ended=$(metric icmp2 rpcs_ended_closed)
+start_ready icmp1 '^sent' "1 MB request from a socket then shut down" \
+	"$HOMA_TEST" abandon 10.7.0.2 310 1000000 shutdown
+check "unfinished request of a socket shut down ended" \
+	wait_metric icmp2 rpcs_ended_closed $((ended + 1)) 20
+check "its socket still open then" kill -0 "$READY_PID"
+kill "$READY_PID" 2>/dev/null || true
+wait "$READY_PID" 2>/dev/null || true
+check_eq "no RPC left in the server after the shut-down request" \
+	"$(metric icmp2 rpcs_live)" 0
 in_ns icmp1 tc qdisc del dev veth1 root
 
 # Anyone can forge an ICMP error: one that quotes a NEED_ACK from the
