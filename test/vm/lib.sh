@@ -149,12 +149,13 @@ metric_snap() {
 # metric_moves BEFORE AFTER: NAME=change for each of METRICS between two
 # lines of metric_snap.
 metric_moves() {
-	local -a b a
+	# Names of their own: shellcheck follows lib.sh into every test.
+	local -a moves_before moves_after
 	local i line=""
-	read -r -a b <<< "$1"
-	read -r -a a <<< "$2"
+	read -r -a moves_before <<< "$1"
+	read -r -a moves_after <<< "$2"
 	for i in "${!METRICS[@]}"; do
-		line+=" ${METRICS[$i]}=$((a[i] - b[i]))"
+		line+=" ${METRICS[$i]}=$((moves_after[i] - moves_before[i]))"
 	done
 	echo "$line"
 }
