@@ -4,7 +4,9 @@
 # (test/vm/debug.config), once, cached outside the tree; build homa.ko
 # against it in a copy of the sources (the tree's own homa.ko is left
 # alone); run the whole VM suite on it. Any kernel report fails the run.
-# Usage: scripts/vmtest_debug.sh [TEST...]   (as root)
+# Usage: scripts/vmtest_debug.sh [--build-only | TEST...]   (as root)
+#   --build-only      build (or reuse) the kernel and homa.ko, boot nothing
+#                     (to build the kernel ahead, e.g. at idle priority)
 #   HOMA_DEBUG_CACHE  where kernels are kept (/var/cache/homa-debug-kernel)
 #   HOMA_DEBUG_JOBS   make -j for the kernel (2: the machine is shared)
 #   HOMA_DEBUG_VM_TIMEOUT  seconds the VM may run (7200: the whole suite
@@ -109,6 +111,10 @@ ln -sfn "$top/.tools" "$copy/.tools"
 start=$(date +%s)
 make --no-print-directory -s -C "$kdir" M="$copy" -j"$jobs" modules
 log "homa.ko built in $(($(date +%s) - start)) s"
+if [ "${1:-}" = --build-only ]; then
+	log "kernel image: $image"
+	exit 0
+fi
 
 # The suite, on the debug kernel. run.sh fails on any "not ok" and on any
 # report in the kernel log; inside.sh scans for leaks after each test.
