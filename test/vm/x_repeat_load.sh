@@ -7,8 +7,13 @@
 # each, 200 outstanding at most), 5 s apart. Per round it prints the
 # share of the offered bytes the clients saw completed, what the hosts'
 # counters moved by, and, at the round's end, each host's largest RESEND
-# backoff toward a peer and its largest data-delay srtt. Asserts nothing
-# beyond the bed being built and the servers starting.
+# backoff toward a peer and its largest data-delay srtt. Every SNAP
+# seconds of a round (5) it also prints a line with, per host, read through
+# the server's /proc/PID/net with bash builtins (no process per read, as
+# session 21's reproducer read them): the host's uplink kbit/s since the
+# last line, its live RPCs, GRANTs received, BUSYs sent, and its largest
+# RESEND backoff and data-delay srtt toward a peer (SNAP=0: none).
+# Asserts nothing beyond the bed being built and the servers starting.
 # 8 rounds of about 120-140 s each keep it under inside.sh's 1400 s per
 # experiment (ROUNDS and SECONDS_PER_ROUND change them when the script is
 # run by hand inside the VM; run.sh passes no environment in).
@@ -18,6 +23,7 @@ source "$(dirname "$0")/lib.sh"
 ROUNDS=${ROUNDS:-8}
 SECONDS_PER_ROUND=${SECONDS_PER_ROUND:-60}
 WARMUP=20
+SNAP=${SNAP:-5}
 HOSTS=(h0 h1 h2 h3)
 ADDRS=(10.0.0.1 10.0.0.2 10.0.0.3 10.0.0.4)
 METRICS=(resends_sent resends_spurious data_resent grant_overflow
@@ -32,8 +38,10 @@ trap testbed_cleanup EXIT
 
 check "build the default bed" "$TOP/util/testbed" --hosts 4 --mbps 16 \
 	--cc cubic --quiet
+declare -A SERVER_PID
 for h in "${HOSTS[@]}"; do
 	check "cp_node server on $h" cp_serve "$h" --protocol homa --ports 1
+	SERVER_PID[$h]=$READY_PID
 done
 
 # peers: per host, the largest resend_backoff and rx_srtt_ns (ms) of its
@@ -45,6 +53,59 @@ peers() {
 		in_ns "$h" awk 'NR > 1 { if ($7 > b) b = $7; if ($15 > s) s = $15 }
 			END { printf "%s:b%d/%dms ", h, b, s / 1e6 }' \
 			h="$h" /proc/net/homa_peers
+	done
+}
+
+# host_snap H: SNAP_OUT="TX_BYTES LIVE GRANTS_RX BUSY_TX BACKOFF SRTT_MS"
+# of host H now, read with builtins only (no fork) from its server's
+# /proc/PID/net.
+host_snap() {
+	local dir=/proc/${SERVER_PID[$1]}/net name val tx=0 live=0 gr=0 busy=0
+	local -a f
+	local b=0 srtt=0
+	while read -r name _ _ _ _ _ _ _ _ val _; do
+		[ "$name" = eth0: ] && tx=$val
+	done < "$dir/dev"
+	while read -r name val _; do
+		case $name in
+		rpcs_live) live=$val ;;
+		pkts_rx_grant) gr=$val ;;
+		pkts_tx_busy) busy=$val ;;
+		esac
+	done < "$dir/homa_metrics"
+	while read -r -a f; do
+		[ "${f[0]}" = addr ] && continue
+		[ "${f[6]}" -gt "$b" ] && b=${f[6]}
+		[ "${f[14]}" -gt "$srtt" ] && srtt=${f[14]}
+	done < "$dir/homa_peers"
+	SNAP_OUT="$tx $live $gr $busy $b $((srtt / 1000000))"
+}
+
+# snap_round PIDS...: while all the clients PIDS run, every SNAP
+# seconds print a line of every host's figures (see the header).
+snap_round() {
+	local h start=$SECONDS last=$SECONDS dt line
+	local -A prev
+	local -a now old
+	for h in "${HOSTS[@]}"; do
+		host_snap "$h"
+		prev[$h]=$SNAP_OUT
+	done
+	while kill -0 "$@" 2>/dev/null; do
+		sleep "$SNAP"
+		dt=$((SECONDS - last > 0 ? SECONDS - last : 1))
+		last=$SECONDS
+		line="#   t=$((SECONDS - start))"
+		for h in "${HOSTS[@]}"; do
+			host_snap "$h"
+			read -r -a now <<< "$SNAP_OUT"
+			read -r -a old <<< "${prev[$h]}"
+			prev[$h]="${now[*]}"
+			line+=" $h:$(( (now[0] - old[0]) * 8 / dt / 1000 ))k"
+			line+="/l${now[1]}/g$((now[2] - old[2]))"
+			line+="/B$((now[3] - old[3]))/b${now[4]}/${now[5]}ms"
+		done
+		echo "$line"
 	done
 }
 
@@ -70,6 +131,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 			--seed $((1000 + i)) > "$out/r$r-h$i.log" 2>&1 &
 		pids+=($!)
 	done
+	[ "$SNAP" -gt 0 ] && snap_round "${pids[@]}"
 	wait "${pids[@]}"
 	after=$(metric_snap "${HOSTS[@]}")
 	offered=0
