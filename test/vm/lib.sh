@@ -193,8 +193,9 @@ timed() {
 	fi
 }
 
-# hold NS PORT [noserver]: bind PORT in NS from a background process (with
-# noserver: then switch SO_HOMA_SERVER off); sets HOLD_PID.
+# hold NS PORT [noserver|shutdown]: bind PORT in NS from a background
+# process (with noserver: then switch SO_HOMA_SERVER off; with shutdown:
+# then shut the socket down, keeping the port); sets HOLD_PID.
 hold() {
 	local out
 	out=$(mktemp /tmp/hold.XXXXXX)
