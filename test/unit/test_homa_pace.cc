@@ -70,8 +70,9 @@ homa_pace_cand pc(uint64_t birth, uint32_t remaining)
 
 uint64_t model_wire(uint32_t bytes, uint32_t mbps)
 {
-	unsigned __int128 bits = (unsigned __int128)(std::max(bytes, 46u) + 38)
-				 * 8;
+	/* Widen before adding: 32 bits wrap for bytes near 2^32. */
+	unsigned __int128 bits =
+		((unsigned __int128)std::max(bytes, 46u) + 38) * 8;
 	unsigned __int128 d = mbps ? mbps : 1;
 	/* bits / (Mbit/s) = us; times 1000 = ns; round up. */
 	unsigned __int128 num = bits * 1000;
@@ -156,6 +157,9 @@ TEST(homa_pace, homa_pace_wire_ns__extremes)
 	EXPECT_EQ(homa_pace_wire_ns(0xffffffffu, 1),
 		  (0xffffffffull + 38) * 8000);
 	EXPECT_EQ(homa_pace_wire_ns(1500, 0xffffffffu), 1u);
+	/* The model too, where 32 bits would wrap. */
+	EXPECT_EQ(model_wire(0xffffffffu, 1), (0xffffffffull + 38) * 8000);
+	EXPECT_EQ(homa_pace_wire_ns(0xffffffe0u, 7), model_wire(0xffffffe0u, 7));
 }
 
 TEST(homa_pace, homa_pace_wire_ns__vs_model)
