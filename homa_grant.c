@@ -270,6 +270,32 @@ homa_grant_rtt_params(struct homa_net *hnet, const struct homa_srpt_params *p,
 	return out;
 }
 
+/* Store @prio as @rpc's rank level, writing only a change. */
+static void homa_grant_set_rank(struct homa_rpc *rpc, u8 prio)
+{
+	if (READ_ONCE(rpc->msgin.rank_prio) != prio)
+		WRITE_ONCE(rpc->msgin.rank_prio, prio);
+}
+
+/*
+ * Store the level each of the @n candidates ranks at after decision
+ * @out of @num entries (homa_msgin.rank_prio): 0 for those outside the
+ * SRPT set, whose level no GRANT of this pass says.
+ */
+static void homa_grant_ranks(struct homa_grant *g, u32 n,
+			     const struct homa_srpt_grant *out, u32 num)
+{
+	u8 prio[HOMA_GRANT_MAX_CANDS];
+	u32 i;
+
+	memset(prio, 0, n);
+	for (i = 0; i < num; i++)
+		if (!out[i].fifo)
+			prio[out[i].index] = out[i].priority;
+	for (i = 0; i < n; i++)
+		homa_grant_set_rank(g->cand_rpcs[i], prio[i]);
+}
+
 /* Decide and commit up to HOMA_GRANT_BATCH grants; returns how many. */
 static u32 homa_grant_decide(struct homa_net *hnet,
 			     const struct homa_srpt_params *p,
@@ -286,6 +312,7 @@ static u32 homa_grant_decide(struct homa_net *hnet,
 		return 0;
 	p = homa_grant_rtt_params(hnet, p, n, &rtt_params);
 	num = homa_srpt_grants(p, &g->fifo, g->cands, n, other, g->out);
+	homa_grant_ranks(g, n, g->out, num);
 	for (i = 0; i < num && count < HOMA_GRANT_BATCH; i++)
 		if (homa_grant_commit(hnet, &g->out[i], &sends[count]))
 			count++;

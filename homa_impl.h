@@ -684,6 +684,16 @@ struct homa_msgin {
 	u8 sched_prio;
 
 	/**
+	 * @rank_prio: the level the grant scheduler's last pass ranked the
+	 * message at (0 when it was not among the messages granted to),
+	 * whether or not it had new bytes to grant (same rules as
+	 * @granted). Above @sched_prio, the message ranks higher than when
+	 * its owed bytes were granted, and they wait behind data of
+	 * messages it ranks above now (homa_msgin_outranked()).
+	 */
+	u8 rank_prio;
+
+	/**
 	 * @unsched: @granted as the first packet said it (the bytes its
 	 * sender sent unscheduled): they do not count against max_incoming.
 	 */

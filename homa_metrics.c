@@ -178,6 +178,8 @@ static const struct {
 		    "RPC ticks without silence: copies still in this host"),
 	HOMA_METRIC(probe_outranked,
 		    "RPC ticks without silence: data at higher levels came"),
+	HOMA_METRIC(probe_outrank_spent,
+		    "outranked silences that ran past their bound"),
 	HOMA_METRIC(drop_wrong_source,
 		    "client RPC packets dropped: not from its server"),
 	HOMA_METRIC(drop_not_host,

@@ -163,6 +163,8 @@
  *	this host still held copies of its outgoing message's packets.
  * @HOMA_M_probe_outranked: timer ticks at which a receiving RPC counted
  *	no silence: DATA at a higher IP priority than its bytes' arrived.
+ * @HOMA_M_probe_outrank_spent: silences of receiving RPCs that outranked
+ *	ticks left uncounted for their whole bound: from then on they count.
  * @HOMA_M_drop_wrong_source: packets and ICMP errors for a client RPC
  *	dropped: not from (or not about) its server's address and port.
  * @HOMA_M_drop_not_host: packets dropped: not addressed to this host
@@ -291,6 +293,7 @@ enum homa_metric {
 	HOMA_M_resend_in_host,
 	HOMA_M_probe_in_host,
 	HOMA_M_probe_outranked,
+	HOMA_M_probe_outrank_spent,
 	HOMA_M_drop_wrong_source,
 	HOMA_M_drop_not_host,
 	HOMA_M_drop_policy,

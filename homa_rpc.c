@@ -253,6 +253,7 @@ void homa_msgin_reset(struct homa_rpc *rpc)
 	rpc->msgin.length = -1;
 	rpc->msgin.granted = 0;
 	rpc->msgin.sched_prio = 0;
+	rpc->msgin.rank_prio = 0;
 }
 
 /**

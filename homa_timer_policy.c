@@ -16,6 +16,15 @@ void homa_probe_init(struct homa_probe *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* The peer spoke, or this side let it go on: a new silence starts. */
+static void homa_probe_silence_ends(struct homa_probe *p)
+{
+	p->silent_ms = 0;
+	p->probes = 0;
+	p->outranked_ms = 0;
+	p->outrank_spent = false;
+}
+
 /**
  * homa_probe_heard() - The peer sent a packet for the RPC.
  * @p: the RPC's probe state.
@@ -33,8 +42,7 @@ void homa_probe_heard(struct homa_probe *p, bool asks, bool busy)
 {
 	if (asks)
 		return;
-	p->silent_ms = 0;
-	p->probes = 0;
+	homa_probe_silence_ends(p);
 	if (busy) {
 		p->busy_backoff = min_t(int, p->busy_backoff + 1,
 					HOMA_BUSY_BACKOFF_MAX);
@@ -66,6 +74,8 @@ void homa_probe_progress(struct homa_probe *p)
 void homa_probe_replied(struct homa_probe *p)
 {
 	p->silent_ms = 0;
+	p->outranked_ms = 0;
+	p->outrank_spent = false;
 }
 
 /*
@@ -90,7 +100,10 @@ static bool homa_probe_stall_counts(const struct homa_probe_view *v)
  * nothing would ever complete must not live forever), but not while it
  * only waits for grants that the FIFO share will give (@v->grant_wait).
  * A held message counts no silence; an outranked one (@v->outranked)
- * counts none at this tick and keeps what it counted. The RPC times out
+ * counts none at this tick and keeps what it counted; once the message
+ * is granted to its end (@v->granted_all), only until such ticks have
+ * left @par->outranked_ms of this silence uncounted: from then on they
+ * count. The RPC times out
  * only when it has been silent for @par->timeout_ms, HOMA_TIMEOUT_PROBES
  * probes went unanswered and its whole peer is silent.
  * Otherwise it probes after @par->wait_ms of silence, then every
@@ -122,12 +135,19 @@ enum homa_probe_action homa_probe_tick(struct homa_probe *p,
 	}
 	if (v->held) {
 		/* Its silence starts when we let the sender go on. */
-		p->silent_ms = 0;
-		p->probes = 0;
+		homa_probe_silence_ends(p);
 		return HOMA_PROBE_NONE;
 	}
-	if (v->outranked)
-		return HOMA_PROBE_NONE;
+	if (v->outranked && !p->outrank_spent) {
+		if (!v->granted_all)
+			return HOMA_PROBE_NONE;
+		if (p->outranked_ms < par->outranked_ms) {
+			p->outranked_ms += min_t(int, ms, par->outranked_ms -
+						 p->outranked_ms);
+			return HOMA_PROBE_NONE;
+		}
+		p->outrank_spent = true;
+	}
 	p->silent_ms += ms;
 	p->since_probe_ms += ms;
 	if (p->silent_ms >= par->timeout_ms &&
@@ -166,13 +186,15 @@ void homa_probe_sent(struct homa_probe *p)
  *	so would asking again sooner than that after the last probe (a
  *	sender repeats its NEED_ACK every few milliseconds).
  * @outranked: DATA at a higher IP priority than the missing bytes'
- *	arrived in the last tick (resend_outranked): they wait behind it.
+ *	arrived in the last tick (resend_outranked): they wait behind it;
+ *	not once the tick found this silence outranked for too long
+ *	(homa_probe.outrank_spent).
  *
  * Return: true to ask now.
  */
 bool homa_probe_ask_now(const struct homa_probe *p, int drain_ms,
 			bool outranked)
 {
-	return !outranked && p->silent_ms >= drain_ms &&
+	return (!outranked || p->outrank_spent) && p->silent_ms >= drain_ms &&
 	       p->since_probe_ms >= drain_ms;
 }

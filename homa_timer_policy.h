@@ -79,6 +79,18 @@ struct homa_probe {
 	 * owed, or the ack of its response).
 	 */
 	int stall_ms;
+	/**
+	 * @outranked_ms: ms of this silence that counted none because the
+	 * missing bytes of a message granted to its end were outranked
+	 * (homa_probe_view), up to homa_probe_params.outranked_ms.
+	 */
+	int outranked_ms;
+	/**
+	 * @outrank_spent: @outranked_ms reached its bound: outranked ticks
+	 * count as silence again, and a NEED_ACK may draw RESENDs, until
+	 * the silence ends.
+	 */
+	bool outrank_spent;
 };
 
 /**
@@ -108,10 +120,17 @@ struct homa_probe_view {
 	 * @outranked: DATA at a higher IP priority than the incoming
 	 * message's missing bytes arrived in the last tick: they wait
 	 * behind it, so no silence counts (the stall does), and what was
-	 * counted stays.
+	 * counted stays; once @granted_all, for at most
+	 * homa_probe_params.outranked_ms of one silence.
 	 */
 	bool outranked;
 
+	/**
+	 * @granted_all: the incoming message is granted to its end: no
+	 * GRANT will raise its level again, so its outranked silence is
+	 * bounded (homa_probe_params.outranked_ms).
+	 */
+	bool granted_all;
 	/** @nothing_yet: no byte of the incoming message has arrived. */
 	bool nothing_yet;
 
@@ -147,6 +166,14 @@ struct homa_probe_params {
 	 * the link needs to deliver what is already on its way).
 	 */
 	int drain_ms;
+	/**
+	 * @outranked_ms: the most ms of one silence that outranked ticks
+	 * of a message granted to its end may leave uncounted. Its bytes
+	 * outranked for longer were most likely dropped from their band,
+	 * or are starved there by data granted after them; a RESEND's
+	 * copies come at the highest scheduled level and get through.
+	 */
+	int outranked_ms;
 };
 
 void homa_probe_init(struct homa_probe *p);

@@ -41,10 +41,11 @@ struct Probe {
 };
 
 homa_probe_params params(int timeout, int stall, int wait, int interval,
-			 int busy = -1, int drain = 0)
+			 int busy = -1, int drain = 0, int outranked = INT_MAX)
 {
 	homa_probe_params par;
 
+	par.outranked_ms = outranked;
 	par.timeout_ms = timeout;
 	par.stall_ms = stall;
 	par.wait_ms = wait;
@@ -62,6 +63,7 @@ homa_probe_view view(bool receiving, bool held, bool nothing_yet,
 	v.receiving = receiving;
 	v.held = held;
 	v.outranked = false;
+	v.granted_all = false;
 	v.grant_wait = grant_wait;
 	v.nothing_yet = nothing_yet;
 	v.peer_silent = peer_silent;
@@ -90,6 +92,8 @@ TEST(homa_probe_init, zeroes_everything)
 	EXPECT_EQ(pr.p.probes, 0);
 	EXPECT_EQ(pr.p.busy_backoff, 0);
 	EXPECT_EQ(pr.p.stall_ms, 0);
+	EXPECT_EQ(pr.p.outranked_ms, 0);
+	EXPECT_FALSE(pr.p.outrank_spent);
 }
 
 TEST(homa_probe_heard, need_ack_changes_nothing)
@@ -195,6 +199,82 @@ TEST(homa_probe_tick, outranked_counts_no_silence_and_keeps_it)
 	EXPECT_EQ(pr.tick(v, par, 1), HOMA_PROBE_NONE);
 	EXPECT_EQ(pr.p.silent_ms, 4);
 	EXPECT_EQ(pr.p.since_probe_ms, 2);
+}
+
+/* A receiving RPC whose missing bytes are outranked. */
+homa_probe_view outranked_view(bool granted_all)
+{
+	homa_probe_view v = view(true, false, false, true);
+
+	v.outranked = true;
+	v.granted_all = granted_all;
+	return v;
+}
+
+TEST(homa_probe_tick, outranked_counts_again_past_its_bound)
+{
+	Probe pr;
+	homa_probe_params par = params(100000, 0, 5, 5, -1, 0, 40);
+	homa_probe_view v = outranked_view(true);
+	homa_probe_action act;
+
+	pr.p.silent_ms = 3;
+	pr.p.since_probe_ms = HOMA_PROBE_OVERDUE_MS;
+	/* 40 ms uncounted, then 2 more of silence reach the 5 ms wait. */
+	EXPECT_EQ(ms_until(pr, v, par, &act, 1000), 42);
+	EXPECT_EQ(act, HOMA_PROBE_SEND);
+	EXPECT_TRUE(pr.p.outrank_spent);
+	EXPECT_EQ(pr.p.outranked_ms, 40);
+	/* Spent, a NEED_ACK may draw RESENDs although outranked. */
+	pr.p.since_probe_ms = 1000;
+	EXPECT_TRUE(homa_probe_ask_now(&pr.p, 0, true));
+	/* A packet from the peer starts a silence with a fresh bound. */
+	homa_probe_heard(&pr.p, false, false);
+	EXPECT_FALSE(pr.p.outrank_spent);
+	EXPECT_EQ(pr.p.outranked_ms, 0);
+	EXPECT_FALSE(homa_probe_ask_now(&pr.p, 0, true));
+	EXPECT_EQ(ms_until(pr, v, par, &act, 1000), 45);
+	/* A NEED_ACK is no end of the silence. */
+	homa_probe_heard(&pr.p, true, false);
+	EXPECT_TRUE(pr.p.outrank_spent);
+}
+
+TEST(homa_probe_tick, outranked_bound_counts_a_long_tick_in_part)
+{
+	Probe pr;
+	homa_probe_params par = params(100000, 0, 5, 5, -1, 0, 10);
+	homa_probe_view v = outranked_view(true);
+
+	EXPECT_EQ(pr.tick(v, par, 7), HOMA_PROBE_NONE);
+	EXPECT_EQ(pr.tick(v, par, 7), HOMA_PROBE_NONE);
+	EXPECT_EQ(pr.p.outranked_ms, 10);
+	EXPECT_FALSE(pr.p.outrank_spent);
+	EXPECT_EQ(pr.p.silent_ms, 0);
+	EXPECT_EQ(pr.tick(v, par, 7), HOMA_PROBE_SEND);
+	EXPECT_EQ(pr.p.silent_ms, 7);
+	/* Held: the sender waits for us; a new silence, a new bound. */
+	EXPECT_EQ(pr.tick(view(true, true, false, true), par, 1),
+		  HOMA_PROBE_NONE);
+	EXPECT_FALSE(pr.p.outrank_spent);
+	EXPECT_EQ(pr.p.outranked_ms, 0);
+}
+
+TEST(homa_probe_tick, outranked_unbounded_until_granted_all)
+{
+	Probe pr;
+	homa_probe_params par = params(100000, 0, 5, 5, -1, 0, 10);
+	homa_probe_view v = outranked_view(false);
+	homa_probe_action act;
+
+	/* More to grant: a higher level will end the wait, no bound. */
+	EXPECT_EQ(ms_until(pr, v, par, &act, 5000), -1);
+	EXPECT_EQ(pr.p.silent_ms, 0);
+	EXPECT_EQ(pr.p.outranked_ms, 0);
+	EXPECT_FALSE(homa_probe_ask_now(&pr.p, 0, true));
+	/* Granted to its end: the bound counts from then. */
+	v.granted_all = true;
+	EXPECT_EQ(ms_until(pr, v, par, &act, 5000), 15);
+	EXPECT_EQ(act, HOMA_PROBE_SEND);
 }
 
 TEST(homa_probe_tick, outranked_still_stalls)
@@ -482,6 +562,8 @@ struct Ev {
 	int ms;		/* TICK only */
 	bool held;	/* TICK only */
 	bool stall_counts;	/* TICK only */
+	bool excused;	/* TICK only: outranked, within its bound */
+	bool bounded;	/* TICK only: outranked and granted to its end */
 };
 
 /*
@@ -500,7 +582,8 @@ struct Model {
 		for (auto it = h.rbegin(); it != h.rend(); ++it) {
 			if (reset(*it))
 				return sum;
-			if (it->kind == TICK && !(stall && !it->stall_counts))
+			if (it->kind == TICK && (stall ? it->stall_counts :
+						 !it->excused))
 				sum += it->ms;
 		}
 		return sum;
@@ -528,8 +611,28 @@ struct Model {
 				return sum;
 			if (it->kind == HEARD)
 				return LONG_MAX / 4;
-			if (it->kind == TICK && !it->held)
+			if (it->kind == TICK && !it->held && !it->excused)
 				sum += it->ms;
+		}
+		return sum;
+	}
+	/*
+	 * ms of excused ticks of a message granted to its end in this
+	 * silence; *spent: one such tick was past the bound.
+	 */
+	long bounded_ms(bool *spent) const
+	{
+		long sum = 0;
+
+		*spent = false;
+		for (auto it = h.rbegin(); it != h.rend(); ++it) {
+			if (it->kind == HEARD || it->kind == BUSY ||
+			    it->kind == REPLIED || (it->kind == TICK && it->held))
+				return sum;
+			if (it->kind == TICK && it->bounded && it->excused)
+				sum += it->ms;
+			if (it->kind == TICK && it->bounded && !it->excused)
+				*spent = true;
 		}
 		return sum;
 	}
@@ -560,11 +663,16 @@ struct Model {
 			       const homa_probe_params &par, int ms)
 	{
 		bool counts = !(v.receiving && (v.nothing_yet || v.grant_wait));
+		bool spent;
+		long bounded = bounded_ms(&spent);
+		bool excused = !v.held && v.outranked && !spent &&
+			       (!v.granted_all || bounded < par.outranked_ms);
 
-		h.push_back({ TICK, ms, v.held, counts });
+		h.push_back({ TICK, ms, v.held, counts, excused,
+			      !v.held && v.outranked && v.granted_all });
 		if (par.stall_ms && counts && stall() >= par.stall_ms)
 			return HOMA_PROBE_STALL;
-		if (v.held)
+		if (v.held || excused)
 			return HOMA_PROBE_NONE;
 		if (silent() >= par.timeout_ms &&
 		    probes() >= HOMA_TIMEOUT_PROBES && v.peer_silent)
@@ -591,8 +699,11 @@ TEST(homa_probe_tick, random_runs_match_the_naive_model)
 			(int)(rng() % 400) + 1, rng() % 3 ? 0 : (int)(rng() % 600) + 1,
 			(int)(rng() % 50) + 1, (int)(rng() % 200) + 1,
 			(int)(rng() % 20) + 1,
-			rng() % 2 ? 0 : (int)(rng() % 100));
+			rng() % 2 ? 0 : (int)(rng() % 100),
+			rng() % 4 ? (int)(rng() % 300) : INT_MAX);
 		bool receiving = rng() % 4 != 0;
+		bool outranked_run = rng() % 2;
+		bool granted_all = false;
 		Probe pr;
 		Model m;
 
@@ -601,24 +712,29 @@ TEST(homa_probe_tick, random_runs_match_the_naive_model)
 
 			if (r < 3) {
 				homa_probe_heard(&pr.p, false, false);
-				m.h.push_back({ HEARD, 0, false, false });
+				m.h.push_back({ HEARD, 0, false, false, false, false });
 			} else if (r < 6) {
 				homa_probe_heard(&pr.p, false, true);
-				m.h.push_back({ BUSY, 0, false, false });
+				m.h.push_back({ BUSY, 0, false, false, false, false });
 			} else if (r < 9) {
 				homa_probe_heard(&pr.p, true, false);
-				m.h.push_back({ NEED_ACK, 0, false, false });
+				m.h.push_back({ NEED_ACK, 0, false, false, false, false });
 			} else if (r < 11) {
 				homa_probe_progress(&pr.p);
-				m.h.push_back({ PROGRESS, 0, false, false });
+				m.h.push_back({ PROGRESS, 0, false, false, false, false });
 			} else if (r < 12) {
 				homa_probe_replied(&pr.p);
-				m.h.push_back({ REPLIED, 0, false, false });
+				m.h.push_back({ REPLIED, 0, false, false, false, false });
 			} else {
 				bool held = receiving && rng() % 20 == 0;
 				homa_probe_view v = view(
 					receiving, held, rng() % 8 == 0,
 					rng() % 2 == 0, held && rng() % 2);
+				v.outranked = receiving && outranked_run &&
+					      rng() % 3 != 0;
+				/* Once granted to its end, it stays so. */
+				granted_all = granted_all || rng() % 50 == 0;
+				v.granted_all = granted_all;
 				int ms = (int)(rng() % 4) + 1;
 				homa_probe_action got = pr.tick(v, par, ms);
 				homa_probe_action want = m.tick(v, par, ms);
@@ -633,7 +749,7 @@ TEST(homa_probe_tick, random_runs_match_the_naive_model)
 				/* The peer's probe budget may refuse. */
 				if (got == HOMA_PROBE_SEND && rng() % 5) {
 					homa_probe_sent(&pr.p);
-					m.h.push_back({ SENT, 0, false, false });
+					m.h.push_back({ SENT, 0, false, false, false, false });
 				}
 			}
 		}
