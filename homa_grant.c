@@ -288,6 +288,7 @@ static void homa_grant_ranks(struct homa_grant *g, u32 n,
 	u8 prio[HOMA_GRANT_MAX_CANDS];
 	u32 i;
 
+	lockdep_assert_held(&g->lock);
 	memset(prio, 0, n);
 	for (i = 0; i < num; i++)
 		if (!out[i].fifo)

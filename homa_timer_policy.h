@@ -131,6 +131,7 @@ struct homa_probe_view {
 	 * bounded (homa_probe_params.outranked_ms).
 	 */
 	bool granted_all;
+
 	/** @nothing_yet: no byte of the incoming message has arrived. */
 	bool nothing_yet;
 
