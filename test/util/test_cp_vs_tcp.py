@@ -757,6 +757,9 @@ class MiscTest(unittest.TestCase):
                           cfg.request_bytes, cfg.response_bytes),
                          (8, 16, 20, 64, 100, 100000))
         self.assertEqual(cfg.protocols, ['homa', 'homa-noincast', 'tcp'])
+        self.assertEqual(cfg.warmup, 5)
+        cfg = options.parse_args(['--mode', 'incast', '--warmup', '0'])
+        self.assertEqual(cfg.warmup, 0)
 
     def test_bad_warmup(self):
         with contextlib.redirect_stderr(io.StringIO()), \
@@ -997,8 +1000,14 @@ class ExperimentTest(unittest.TestCase):
 
     def test_incast(self):
         runner, report, out = self.run_mode(['--mode', 'incast',
-                                             '--seconds', '1'])
+                                             '--seconds', '1',
+                                             '--warmup', '2'])
         self.assertEqual(runner.prepared, ['homa', 'homa-noincast', 'tcp'])
+        # Every configuration's client counts after the warm-up.
+        warm = [a[a.index('--warmup') + 1] if '--warmup' in a else None
+                for _, a in runner.started if '--client-max' in a]
+        self.assertEqual(warm, ['2'] * 3)
+        self.assertIn('1s counted after a 2s warm-up', report['table'][0])
         self.assertEqual(list(report['configs']),
                          ['homa', 'homa-noincast', 'tcp'])
         homa = report['configs']['homa']

@@ -29,9 +29,9 @@ def add_run_options(ap):
                     '20 throughput, 30 loss, 20 incast, 15 rttwin, 12 '
                     'share)')
     ap.add_argument('--warmup', type=int, default=None,
-                    help='latency mode: seconds of load before the counted '
-                    '--seconds, so that the count starts in steady state '
-                    '(default 20)')
+                    help='latency and incast modes: seconds of load before '
+                    'the counted --seconds, so that the count starts in '
+                    'steady state (default 20 latency, 5 incast)')
     ap.add_argument('--hosts', type=int, default=None,
                     help='test-bed hosts (default 4; 2 for throughput/loss, '
                     '8 for incast: h0 the client, the rest servers; rttwin '
