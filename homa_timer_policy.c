@@ -16,13 +16,22 @@ void homa_probe_init(struct homa_probe *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/*
+ * A new silence starts: it counts from zero and has its whole bound of
+ * outranked ticks again. The probes sent so far are kept.
+ */
+static void homa_probe_silence_restarts(struct homa_probe *p)
+{
+	p->silent_ms = 0;
+	p->outranked_ms = 0;
+	p->outrank_spent = false;
+}
+
 /* The peer spoke, or this side let it go on: a new silence starts. */
 static void homa_probe_silence_ends(struct homa_probe *p)
 {
-	p->silent_ms = 0;
+	homa_probe_silence_restarts(p);
 	p->probes = 0;
-	p->outranked_ms = 0;
-	p->outrank_spent = false;
 }
 
 /**
@@ -68,14 +77,12 @@ void homa_probe_progress(struct homa_probe *p)
 
 /**
  * homa_probe_replied() - A server handed its response over: the client's
- * silence counts from now.
+ * silence counts from now (the probes it sent so far still count).
  * @p: the RPC's probe state.
  */
 void homa_probe_replied(struct homa_probe *p)
 {
-	p->silent_ms = 0;
-	p->outranked_ms = 0;
-	p->outrank_spent = false;
+	homa_probe_silence_restarts(p);
 }
 
 /*

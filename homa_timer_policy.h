@@ -79,12 +79,14 @@ struct homa_probe {
 	 * owed, or the ack of its response).
 	 */
 	int stall_ms;
+
 	/**
 	 * @outranked_ms: ms of this silence that counted none because the
 	 * missing bytes of a message granted to its end were outranked
 	 * (homa_probe_view), up to homa_probe_params.outranked_ms.
 	 */
 	int outranked_ms;
+
 	/**
 	 * @outrank_spent: @outranked_ms reached its bound: outranked ticks
 	 * count as silence again, and a NEED_ACK may draw RESENDs, until
