@@ -20,7 +20,7 @@
 #include "homa_srpt.h"
 
 /* Most messages one grant decision considers (the shortest ones). */
-#define HOMA_GRANT_MAX_CANDS 128
+#define HOMA_GRANT_MAX_CANDS HOMA_SRPT_MAX_CANDS
 
 /* Most GRANTs one pass of the scheduler sends; more wait a pass. */
 #define HOMA_GRANT_BATCH 16

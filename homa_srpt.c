@@ -8,7 +8,8 @@
  * max_incoming allows (the best ranked are served first), and every so
  * often the oldest message that is not among them gets a FIFO grant, so
  * that a long message under a steady stream of short ones still finishes.
- * The work is O(max_overcommit^2 * n) for n candidates.
+ * Ranking n candidates from P peers is O(n * P) plus a sort that is
+ * linear for candidates already in SRPT order (O(n^2) at worst).
  */
 
 #include "homa_srpt.h"
@@ -43,18 +44,6 @@ static int homa_srpt_is_ranked(const u32 *ranked, u32 num, u32 i)
 		if (ranked[j] == i)
 			return 1;
 	return 0;
-}
-
-/* How many of the first @num ranked messages come from @peer? */
-static u32 homa_srpt_peer_count(const struct homa_srpt_cand *cands,
-				const u32 *ranked, u32 num, u64 peer)
-{
-	u32 j, count = 0;
-
-	for (j = 0; j < num; j++)
-		if (cands[ranked[j]].peer == peer)
-			count++;
-	return count;
 }
 
 /*
@@ -102,7 +91,8 @@ u32 homa_srpt_peer_limit(u32 max_overcommit, u32 scale)
 /**
  * homa_srpt_rank() - Choose the messages to grant to, in SRPT order.
  * @cands: the candidate messages.
- * @n: number of entries in @cands.
+ * @n: number of entries in @cands; only the first HOMA_SRPT_MAX_CANDS
+ *     are considered.
  * @max_overcommit: most messages to choose (values above
  *                  HOMA_SRPT_MAX_OVERCOMMIT count as that).
  * @ranked: room for min(@max_overcommit, HOMA_SRPT_MAX_OVERCOMMIT)
@@ -118,41 +108,69 @@ u32 homa_srpt_peer_limit(u32 max_overcommit, u32 scale)
  * peer whose messages have a cut share (@scale) gets at most
  * homa_srpt_peer_limit() of them.
  *
+ * The eligible messages are sorted once (by insertion: linear for
+ * candidates already in SRPT order, as the grant list gives them) and
+ * grouped by peer (each points at its peer's first message, whose entry
+ * counts the peer's chosen ones); then each round is one pass over those
+ * not yet chosen.
+ *
  * Return: the number of messages chosen.
  */
 u32 homa_srpt_rank(const struct homa_srpt_cand *cands, u32 n,
 		   u32 max_overcommit, u32 *ranked)
 {
-	u32 chosen = 0, round = 0, in_round = 0;
-	u32 best, i, count;
+	u8 left[HOMA_SRPT_MAX_CANDS], first[HOMA_SRPT_MAX_CANDS];
+	u8 count[HOMA_SRPT_MAX_CANDS], peers[HOMA_SRPT_MAX_CANDS];
+	u8 limit[HOMA_SRPT_MAX_CANDS];
+	u32 chosen = 0, round, num_left = 0, num_peers = 0;
+	u32 took, kept, i, j, k;
 
 	if (max_overcommit > HOMA_SRPT_MAX_OVERCOMMIT)
 		max_overcommit = HOMA_SRPT_MAX_OVERCOMMIT;
-	while (chosen < max_overcommit) {
-		best = n;
-		for (i = 0; i < n; i++) {
-			if (!homa_srpt_eligible(&cands[i]) ||
-			    homa_srpt_is_ranked(ranked, chosen, i))
-				continue;
-			count = homa_srpt_peer_count(cands, ranked, chosen,
-						     cands[i].peer);
-			if (count > round ||
-			    count >= homa_srpt_peer_limit(max_overcommit,
-							  cands[i].scale))
-				continue;
-			if (best == n || homa_srpt_before(cands, i, best))
-				best = i;
-		}
-		if (best == n) {
-			/* A round that finds nothing means nothing is left. */
-			if (in_round == 0)
-				break;
-			round++;
-			in_round = 0;
+	if (n > HOMA_SRPT_MAX_CANDS)
+		n = HOMA_SRPT_MAX_CANDS;
+	for (i = 0; i < n; i++) {
+		if (!homa_srpt_eligible(&cands[i]))
 			continue;
+		for (k = 0; k < num_peers; k++)
+			if (cands[peers[k]].peer == cands[i].peer)
+				break;
+		if (k == num_peers) {
+			peers[num_peers++] = (u8)i;
+			count[i] = 0;
 		}
-		ranked[chosen++] = best;
-		in_round++;
+		first[i] = peers[k];
+		limit[i] = (u8)homa_srpt_peer_limit(max_overcommit,
+						     cands[i].scale);
+		/* Insert in SRPT order: one test each in the tree's order. */
+		for (j = num_left; j > 0; j--) {
+			if (!homa_srpt_before(cands, i, left[j - 1]))
+				break;
+			left[j] = left[j - 1];
+		}
+		left[j] = (u8)i;
+		num_left++;
+	}
+	for (round = 0; chosen < max_overcommit && num_left > 0; round++) {
+		took = 0;
+		kept = 0;
+		for (j = 0; j < num_left && chosen < max_overcommit; j++) {
+			i = left[j];
+			k = count[first[i]];
+			if (k == round && k < limit[i]) {
+				ranked[chosen++] = i;
+				count[first[i]]++;
+				took++;
+				continue;
+			}
+			left[kept++] = (u8)i;
+		}
+		if (took == 0)
+			break;
+		/* What a full round left unread stays, in order. */
+		while (j < num_left)
+			left[kept++] = left[j++];
+		num_left = kept;
 	}
 	return chosen;
 }

@@ -18,6 +18,9 @@
 /* Most messages granted to at once (the range of max_overcommit). */
 #define HOMA_SRPT_MAX_OVERCOMMIT 64
 
+/* Most candidates one decision considers (indexes fit in a u8). */
+#define HOMA_SRPT_MAX_CANDS 128
+
 /* homa_srpt_cand.flags: no receive buffer yet, so never granted. */
 #define HOMA_SRPT_STALLED 0x1
 

@@ -461,6 +461,51 @@ TEST(homa_srpt, homa_srpt_rank__empty)
 	EXPECT_EQ(rank(c, 8), V({}));
 }
 
+/* Candidates past HOMA_SRPT_MAX_CANDS are not considered, however short. */
+TEST(homa_srpt, homa_srpt_rank__only_the_first_max_cands)
+{
+	std::vector<homa_srpt_cand> c;
+
+	for (uint32_t i = 0; i < HOMA_SRPT_MAX_CANDS + 2; i++)
+		c.push_back(cand(i, 100000, 0, 10000, i));
+	c[HOMA_SRPT_MAX_CANDS] = cand(900, 2000, 0, 1000, 0);
+	c[HOMA_SRPT_MAX_CANDS + 1] = cand(901, 2000, 0, 1000, 0);
+	c[HOMA_SRPT_MAX_CANDS - 1] = cand(902, 3000, 0, 1000, 0);
+	EXPECT_EQ(rank(c, 3), V({ HOMA_SRPT_MAX_CANDS - 1, 0, 1 }));
+}
+
+/*
+ * As many candidates as a grant pass gathers, from many peers or few, as
+ * an incast lists them: the same choice as the model's.
+ */
+TEST(homa_srpt, homa_srpt_rank__many_candidates_vs_model)
+{
+	const uint64_t seed = unit::test_seed();
+	std::mt19937_64 rng(seed);
+
+	SCOPED_TRACE(unit::seed_msg(seed));
+	for (int t = 0; t < 400; t++) {
+		uint32_t n = 40 + (uint32_t)(rng() % (HOMA_SRPT_MAX_CANDS - 39));
+		uint32_t peers = 1 + (uint32_t)(rng() % 100);
+		uint32_t max = 1 + (uint32_t)(rng() % 70);
+		std::vector<homa_srpt_cand> c;
+
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t len = 10000 * (1 + (uint32_t)(rng() % 10));
+			uint32_t rec = (uint32_t)(rng() % 10) * 1000;
+			uint32_t gr = rng() % 8 == 0 ? len : rec + 5000;
+
+			c.push_back(cand(rng() % peers, len, rec, gr,
+					 rng() % 50,
+					 rng() % 10 == 0 ? HOMA_SRPT_STALLED :
+							   0));
+			c.back().scale = c.back().peer % 5 == 0 ? 300 : 0;
+		}
+		ASSERT_EQ(rank(c, max), model_rank(c, max))
+			<< "trial " << t << " n " << n << " max " << max;
+	}
+}
+
 TEST(homa_srpt, homa_srpt_rank__random_vs_model)
 {
 	const uint64_t seed = unit::test_seed();
