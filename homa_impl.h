@@ -83,6 +83,14 @@ struct homa_socktab {
 	DECLARE_HASHTABLE(buckets, HOMA_SOCKTAB_BITS);
 
 	/**
+	 * @all: every socket in @buckets (homa_sock.socktab_links), for a
+	 * walk that visits each once, as the timer's each millisecond, in
+	 * a few steps rather than the 1 << HOMA_SOCKTAB_BITS chains; changed
+	 * under @write_lock, read under RCU.
+	 */
+	struct list_head all;
+
+	/**
 	 * @next_default_port: where the search for a free client port
 	 * starts (protected by @write_lock).
 	 */
@@ -899,6 +907,9 @@ struct homa_sock {
 
 	/** @socktab_node: link in homa_socktab.buckets. */
 	struct hlist_node socktab_node;
+
+	/** @socktab_links: link in homa_socktab.all while @in_socktab. */
+	struct list_head socktab_links;
 
 	/** @lock: protects the RPCs below, their messages and @pool. */
 	spinlock_t lock;

@@ -15,6 +15,7 @@ void homa_socktab_init(struct homa_socktab *tab)
 {
 	spin_lock_init(&tab->write_lock);
 	hash_init(tab->buckets);
+	INIT_LIST_HEAD(&tab->all);
 	tab->next_default_port = HOMA_MIN_DEFAULT_PORT;
 }
 
@@ -25,7 +26,7 @@ void homa_socktab_init(struct homa_socktab *tab)
  */
 void homa_socktab_exit(struct homa_socktab *tab)
 {
-	WARN_ON_ONCE(!hash_empty(tab->buckets));
+	WARN_ON_ONCE(!hash_empty(tab->buckets) || !list_empty(&tab->all));
 }
 
 static struct homa_sock *__homa_sock_find(struct homa_socktab *tab, u16 port)
@@ -95,6 +96,7 @@ int homa_sock_init(struct homa_sock *hsk, struct homa_net *hnet)
 		hsk->inet.inet_num = port;
 		hsk->inet.inet_sport = htons(port);
 		hash_add_rcu(tab->buckets, &hsk->socktab_node, port);
+		list_add_tail_rcu(&hsk->socktab_links, &tab->all);
 		hsk->in_socktab = true;
 	}
 	spin_unlock_bh(&tab->write_lock);
@@ -113,6 +115,7 @@ void homa_sock_unlink(struct homa_sock *hsk)
 	spin_lock_bh(&tab->write_lock);
 	if (hsk->in_socktab) {
 		hash_del_rcu(&hsk->socktab_node);
+		list_del_rcu(&hsk->socktab_links);
 		hsk->in_socktab = false;
 	}
 	spin_unlock_bh(&tab->write_lock);

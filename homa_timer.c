@@ -414,7 +414,7 @@ static void homa_timer_fire(struct timer_list *t)
 	unsigned long now = jiffies;
 	u64 rx_expected = 0;
 	struct homa_sock *hsk;
-	int bkt, ms;
+	int ms;
 
 	/*
 	 * A tick is a millisecond; the timer may fire less often. A late
@@ -428,7 +428,7 @@ static void homa_timer_fire(struct timer_list *t)
 	WRITE_ONCE(hnet->timer_ms, hnet->timer_ms + ms);
 	hnet->rx_ip_prios_tick = xchg(&hnet->rx_ip_prios, 0);
 	rcu_read_lock();
-	hash_for_each_rcu(hnet->socktab.buckets, bkt, hsk, socktab_node)
+	list_for_each_entry_rcu(hsk, &hnet->socktab.all, socktab_links)
 		rx_expected += homa_timer_sock(hsk);
 	rcu_read_unlock();
 	WRITE_ONCE(hnet->rx_expected, rx_expected);
