@@ -761,6 +761,15 @@ class MiscTest(unittest.TestCase):
         cfg = options.parse_args(['--mode', 'incast', '--warmup', '0'])
         self.assertEqual(cfg.warmup, 0)
 
+    def test_protocol_twice(self):
+        for arg in ('homa,tcp,homa', 'homa:window=0,homa:window=0'):
+            with contextlib.redirect_stderr(io.StringIO()) as err, \
+                    self.assertRaises(SystemExit, msg=arg):
+                options.parse_args(['--protocols', arg])
+            self.assertIn('twice', err.getvalue())
+        cfg = options.parse_args(['--protocols', 'homa,homa:window=0'])
+        self.assertEqual(cfg.protocols, ['homa', 'homa:window=0'])
+
     def test_bad_warmup(self):
         with contextlib.redirect_stderr(io.StringIO()), \
                 self.assertRaises(SystemExit):

@@ -155,6 +155,10 @@ def convert(cfg, error):
     """The comma lists as lists; the protocols known."""
     cfg.protocols = [p for p in cfg.protocols.split(',') if p]
     for p in cfg.protocols:
+        if cfg.protocols.count(p) > 1:
+            # Each configuration's files are named after it: a second
+            # run of one would overwrite the first's.
+            error('--protocols: %s twice' % p)
         if p.startswith('homa:'):
             try:
                 add_variant(p)
