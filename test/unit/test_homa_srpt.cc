@@ -461,6 +461,41 @@ TEST(homa_srpt, homa_srpt_rank__empty)
 	EXPECT_EQ(rank(c, 8), V({}));
 }
 
+/* What random_cands() draws from (each a value "in N" is 1/N likely). */
+struct CandShape {
+	uint32_t unit;		/* a length is 1..lengths units */
+	uint32_t lengths;
+	uint32_t recv_unit;	/* received: 0..recv_steps-1 of these */
+	uint32_t recv_steps;
+	uint32_t full_in;	/* granted to its end, 1 in full_in */
+	uint32_t ahead;		/* else granted this far past received */
+	uint32_t births;	/* birth: 0..births-1 */
+	uint32_t stalled_in;	/* stalled, 1 in stalled_in */
+};
+
+const CandShape kTieShape = { 1000, 8, 300, 3, 10, 500, 6, 6 };
+const CandShape kManyShape = { 10000, 10, 1000, 10, 8, 5000, 50, 10 };
+
+/* @n random candidates from @peers peers, drawn as @s says. */
+std::vector<homa_srpt_cand> random_cands(std::mt19937_64 &rng, uint32_t n,
+					 uint32_t peers, const CandShape &s)
+{
+	std::vector<homa_srpt_cand> c;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t len = s.unit * (1 + (uint32_t)(rng() % s.lengths));
+		uint32_t rec = (uint32_t)(rng() % s.recv_steps) * s.recv_unit;
+		uint32_t gr = rng() % s.full_in == 0 ? len : rec + s.ahead;
+		uint64_t peer = rng() % peers;
+		uint64_t birth = rng() % s.births;
+
+		c.push_back(cand(peer, len, rec, gr, birth,
+				 rng() % s.stalled_in == 0 ? HOMA_SRPT_STALLED :
+							     0));
+	}
+	return c;
+}
+
 /* Candidates past HOMA_SRPT_MAX_CANDS are not considered, however short. */
 TEST(homa_srpt, homa_srpt_rank__only_the_first_max_cands)
 {
@@ -490,17 +525,9 @@ TEST(homa_srpt, homa_srpt_rank__many_candidates_vs_model)
 		uint32_t max = 1 + (uint32_t)(rng() % 70);
 		std::vector<homa_srpt_cand> c;
 
-		for (uint32_t i = 0; i < n; i++) {
-			uint32_t len = 10000 * (1 + (uint32_t)(rng() % 10));
-			uint32_t rec = (uint32_t)(rng() % 10) * 1000;
-			uint32_t gr = rng() % 8 == 0 ? len : rec + 5000;
-
-			c.push_back(cand(rng() % peers, len, rec, gr,
-					 rng() % 50,
-					 rng() % 10 == 0 ? HOMA_SRPT_STALLED :
-							   0));
-			c.back().scale = c.back().peer % 5 == 0 ? 300 : 0;
-		}
+		c = random_cands(rng, n, peers, kManyShape);
+		for (homa_srpt_cand &x : c)
+			x.scale = x.peer % 5 == 0 ? 300 : 0;
 		ASSERT_EQ(rank(c, max), model_rank(c, max))
 			<< "trial " << t << " n " << n << " max " << max;
 	}
@@ -522,17 +549,8 @@ TEST(homa_srpt, homa_srpt_rank__random_vs_model)
 
 		if (rng() % 20 == 0)
 			max = 60 + (uint32_t)(rng() % 100);
-		for (uint32_t i = 0; i < n; i++) {
-			/* Few distinct values, so ties are common. */
-			uint32_t len = 1000 * (1 + (uint32_t)(rng() % 8));
-			uint32_t rec = (uint32_t)(rng() % 3) * 300;
-			uint32_t gr = rng() % 10 == 0 ? len : rec + 500;
-
-			c.push_back(cand(rng() % peers, len, rec, gr,
-					 rng() % 6,
-					 rng() % 6 == 0 ? HOMA_SRPT_STALLED :
-							  0));
-		}
+		/* Few distinct values, so ties are common. */
+		c = random_cands(rng, n, peers, kTieShape);
 		/* Some peers with a cut share (the same for all of theirs). */
 		std::map<uint64_t, uint32_t> share;
 		const uint32_t shares[] = { 0, 0, 16, 100, 300, 512, 1024 };
