@@ -157,23 +157,18 @@ static u32 homa_resend_first_bytes(const struct homa_rpc *rpc)
  */
 #define HOMA_RESEND_RANGES 4
 
-/* Send one RESEND for [@start, @end) of @rpc's incoming message. */
-static void homa_resend_range(struct homa_rpc *rpc, u32 start, u32 end)
+/*
+ * Send one RESEND for [@start, @end) of @rpc's incoming message, whose
+ * copies are to come at @level.
+ */
+static void homa_resend_range(struct homa_rpc *rpc, u32 start, u32 end,
+			      u8 level)
 {
 	struct homa_pkt pkt = { .type = RESEND };
 
 	pkt.resend.offset = start;
 	pkt.resend.length = end - start;
-	/*
-	 * The copies come at the highest scheduled level, as the
-	 * reference asks for its own: at the message's level (0 for the
-	 * lowest ranked) they queued behind every ranked message, under
-	 * strict priority, overflowed that band and drew more RESENDs (on
-	 * the incast bed the level-0 band dropped 9186 of 10869 packets,
-	 * and the servers sent 2469 packets at level 0 and 2580 copies in
-	 * all). A sender sends its fresh bytes at the grant's level still.
-	 */
-	pkt.resend.priority = homa_cutoffs_max_sched(rpc->hsk->hnet);
+	pkt.resend.priority = level;
 	homa_rpc_xmit_control(rpc, &pkt);
 	homa_metric_inc(rpc->hsk->hnet, HOMA_M_resends_sent);
 }
@@ -183,14 +178,27 @@ static void homa_resend_range(struct homa_rpc *rpc, u32 start, u32 end)
  * message that have not arrived (one RESEND each, the lowest
  * HOMA_RESEND_RANGES of them); with nothing received yet, ask for the
  * start (a server still working answers BUSY).
- * @rpc: the RPC; the caller holds its socket's lock.
+ * @rpc: the RPC; the caller holds its socket's lock. Its probe state is
+ *	that before this probe (homa_probe_urgent()).
+ *
+ * The copies come at the highest scheduled level, as the reference asks
+ * for its own: at the message's level (0 for the lowest ranked) they
+ * queued behind every ranked message, under strict priority, overflowed
+ * that band and drew more RESENDs (on the incast bed the level-0 band
+ * dropped 9186 of 10869 packets, and the servers sent 2469 packets at
+ * level 0 and 2580 copies in all). A sender sends its fresh bytes at the
+ * grant's level still. After HOMA_PROBE_URGENT unanswered probes, the
+ * RESEND asks only for the first missing byte (its sender sends the
+ * segment that holds it) at the top level instead.
  *
  * Return: true if a RESEND was sent.
  */
 bool homa_resend_missing(struct homa_rpc *rpc)
 {
+	struct homa_net *hnet = rpc->hsk->hnet;
 	struct homa_gap gaps[HOMA_RESEND_RANGES];
 	struct homa_msgin *in = &rpc->msgin;
+	u8 level;
 	u32 i, n;
 
 	lockdep_assert_held(&rpc->hsk->lock);
@@ -205,16 +213,29 @@ bool homa_resend_missing(struct homa_rpc *rpc)
 		 * unscheduled bytes, and a larger RESEND would bypass both
 		 * incast control and our grant scheduler.
 		 */
-		homa_resend_range(rpc, 0, homa_resend_first_bytes(rpc));
-		return true;
+		gaps[0].start = 0;
+		gaps[0].end = homa_resend_first_bytes(rpc);
+		n = 1;
+	} else {
+		n = 0;
+		if (in->num_bpages)
+			n = homa_gaps_missing(&in->gaps,
+					      READ_ONCE(in->granted), gaps,
+					      HOMA_RESEND_RANGES);
+		if (n == 0)
+			return false;
 	}
-	if (in->num_bpages == 0)
-		return false;
-	n = homa_gaps_missing(&in->gaps, READ_ONCE(in->granted), gaps,
-			      HOMA_RESEND_RANGES);
+	if (homa_probe_urgent(&rpc->probe)) {
+		level = homa_cfg(hnet, num_priorities) - 1;
+		gaps[0].end = gaps[0].start + 1;
+		n = 1;
+		homa_metric_inc(hnet, HOMA_M_resends_urgent);
+	} else {
+		level = homa_cutoffs_max_sched(hnet);
+	}
 	for (i = 0; i < n; i++)
-		homa_resend_range(rpc, gaps[i].start, gaps[i].end);
-	return n > 0;
+		homa_resend_range(rpc, gaps[i].start, gaps[i].end, level);
+	return true;
 }
 
 /**

@@ -198,6 +198,8 @@ static const struct {
 		    "batches of incomplete messages copied by recvmsg"),
 	HOMA_METRIC(copy_early_bytes,
 		    "bytes copied in those batches before the message ended"),
+	HOMA_METRIC(resends_urgent,
+		    "RESENDs for one segment at the top level: peer silent"),
 };
 
 #undef HOMA_METRIC

@@ -182,6 +182,8 @@
  * @HOMA_M_copy_early_batches: batches of an incomplete message's packets
  *	that a waiting recvmsg copied into its buffers (copy_batch).
  * @HOMA_M_copy_early_bytes: message bytes those batches copied.
+ * @HOMA_M_resends_urgent: RESENDs that asked for one segment at the top
+ *	level after HOMA_PROBE_URGENT unanswered probes (homa_probe_urgent()).
  * @HOMA_NUM_METRICS: the number of metrics.
  */
 enum homa_metric {
@@ -304,6 +306,7 @@ enum homa_metric {
 	HOMA_M_pool_peer_waits,
 	HOMA_M_copy_early_batches,
 	HOMA_M_copy_early_bytes,
+	HOMA_M_resends_urgent,
 	HOMA_NUM_METRICS
 };
 

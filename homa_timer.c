@@ -334,11 +334,11 @@ static u32 homa_timer_rpc(struct homa_rpc *rpc, const struct homa_config *c,
 	case HOMA_PROBE_SEND:
 		if (!homa_peer_probe_ok(hnet, rpc->peer))
 			break;
-		homa_probe_sent(&rpc->probe);
 		if (!v.receiving)
 			homa_rpc_xmit_control(rpc, &need_ack);
 		else if (homa_resend_missing(rpc))
 			homa_metric_inc(hnet, timed_by);
+		homa_probe_sent(&rpc->probe);
 		break;
 	case HOMA_PROBE_NONE:
 		if (v.held)

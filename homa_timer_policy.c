@@ -205,3 +205,21 @@ bool homa_probe_ask_now(const struct homa_probe *p, int drain_ms,
 	return (!outranked || p->outrank_spent) && p->silent_ms >= drain_ms &&
 	       p->since_probe_ms >= drain_ms;
 }
+
+/**
+ * homa_probe_urgent() - Should the probe about to go out ask for its copy
+ * at the top level rather than at the highest scheduled one? Once
+ * HOMA_PROBE_URGENT probes in a row went unanswered, the copies asked for
+ * there are most likely dropped where that band overflows (on the incast
+ * bed in a drop storm, every one for the 3 s of timeout_ticks, and the
+ * client timed out on a live server). One segment at the top level, where
+ * control packets go, gets through and proves the peer alive; hearing it
+ * restarts the count, so the copies after it go at the usual level.
+ * @p: the RPC's probe state, before the probe is reported sent.
+ *
+ * Return: true to ask for one segment at the top level.
+ */
+bool homa_probe_urgent(const struct homa_probe *p)
+{
+	return p->probes >= HOMA_PROBE_URGENT;
+}

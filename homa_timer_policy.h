@@ -33,6 +33,14 @@
  */
 #define HOMA_TIMEOUT_PROBES 8
 
+/*
+ * Unanswered probes after which each probe asks for its copy at the top
+ * level (homa_probe_urgent()): the interval has stopped doubling
+ * (HOMA_PROBE_DOUBLINGS), and HOMA_TIMEOUT_PROBES leaves five such
+ * probes before the RPC may time out.
+ */
+#define HOMA_PROBE_URGENT 3
+
 /**
  * enum homa_probe_action - what the tick does for one RPC.
  * @HOMA_PROBE_NONE:    nothing now.
@@ -169,6 +177,7 @@ struct homa_probe_params {
 	 * the link needs to deliver what is already on its way).
 	 */
 	int drain_ms;
+
 	/**
 	 * @outranked_ms: the most ms of one silence that outranked ticks
 	 * of a message granted to its end may leave uncounted. Its bytes
@@ -190,5 +199,6 @@ enum homa_probe_action homa_probe_tick(struct homa_probe *p,
 void homa_probe_sent(struct homa_probe *p);
 bool homa_probe_ask_now(const struct homa_probe *p, int drain_ms,
 			bool outranked);
+bool homa_probe_urgent(const struct homa_probe *p);
 
 #endif /* _HOMA_TIMER_POLICY_H */

@@ -553,6 +553,31 @@ TEST(homa_probe_ask_now, never_while_outranked)
 	EXPECT_TRUE(homa_probe_ask_now(&pr.p, 10, false));
 }
 
+TEST(homa_probe_urgent, from_the_fourth_unanswered_probe_until_heard)
+{
+	Probe pr;
+
+	for (int i = 0; i < 3; i++) {
+		EXPECT_FALSE(homa_probe_urgent(&pr.p)) << "probe " << i + 1;
+		homa_probe_sent(&pr.p);
+	}
+	EXPECT_TRUE(homa_probe_urgent(&pr.p));
+	homa_probe_sent(&pr.p);
+	EXPECT_TRUE(homa_probe_urgent(&pr.p));
+	/* Asking (NEED_ACK) and a response handed over do not answer. */
+	homa_probe_heard(&pr.p, true, false);
+	homa_probe_replied(&pr.p);
+	EXPECT_TRUE(homa_probe_urgent(&pr.p));
+	/* Any other packet does, a BUSY included. */
+	homa_probe_heard(&pr.p, false, false);
+	EXPECT_FALSE(homa_probe_urgent(&pr.p));
+	for (int i = 0; i < 3; i++)
+		homa_probe_sent(&pr.p);
+	EXPECT_TRUE(homa_probe_urgent(&pr.p));
+	homa_probe_heard(&pr.p, false, true);
+	EXPECT_FALSE(homa_probe_urgent(&pr.p));
+}
+
 /* ---- the naive model ---------------------------------------------------- */
 
 enum EvKind { TICK, HEARD, NEED_ACK, BUSY, PROGRESS, REPLIED, SENT };
@@ -746,6 +771,12 @@ TEST(homa_probe_tick, random_runs_match_the_naive_model)
 				if (got == HOMA_PROBE_STALL ||
 				    got == HOMA_PROBE_TIMEOUT)
 					break;
+				/* The fourth probe in a row and later ones. */
+				if (got == HOMA_PROBE_SEND) {
+					ASSERT_EQ(homa_probe_urgent(&pr.p),
+						  m.probes() >= 3)
+						<< "seed " << seed;
+				}
 				/* The peer's probe budget may refuse. */
 				if (got == HOMA_PROBE_SEND && rng() % 5) {
 					homa_probe_sent(&pr.p);
