@@ -286,6 +286,20 @@ wait_metric() {
 	return 1
 }
 
+# drop_data NS PRIO MATCH...: on NS's veth1 (a prio qdisc, handle 1:,
+# added with the first filter), a u32 filter of tc priority PRIO that
+# drops the Homa DATA packets (type 0x10 at 20 + 11 of an IPv4 packet)
+# that also fit the u32 MATCH arguments ("match ..." clauses).
+drop_data() {
+	local ns=$1 prio=$2
+	shift 2
+	tc -n "$ns" qdisc show dev veth1 | grep -q 'qdisc prio 1:' ||
+		tc -n "$ns" qdisc add dev veth1 root handle 1: prio
+	tc -n "$ns" filter add dev veth1 parent 1: protocol ip prio "$prio" \
+		u32 match ip protocol 146 0xff match u8 0x10 0xff at 31 \
+		"$@" action drop
+}
+
 # finish: exit with the test's verdict.
 finish() {
 	exit "$FAILED"

@@ -36,13 +36,7 @@ check "unfiltered: 10 RPCs of 50000 B" in_ns hl1 "$HOMA_TEST" client \
 # Offsets in the IPv4 packet (header of 20 bytes): the Homa type at
 # 20 + 11, the DATA header's retransmit flag at 20 + 48 and the offset of
 # its first segment at 20 + 52.
-tc -n hl1 qdisc add dev veth1 root handle 1: prio
-tc -n hl1 filter add dev veth1 parent 1: protocol ip prio 1 u32 \
-	match ip protocol 146 0xff \
-	match u8 0x10 0xff at 31 \
-	match u8 0 0xff at 68 \
-	match u32 17088 0xffffffff at 72 \
-	action drop
+drop_data hl1 1 match u8 0 0xff at 68 match u32 17088 0xffffffff at 72
 # filtered: packets the filter dropped so far.
 filtered() {
 	tc -n hl1 -s filter show dev veth1 parent 1: |
