@@ -187,9 +187,10 @@ static void homa_resend_range(struct homa_rpc *rpc, u32 start, u32 end,
  * that band and drew more RESENDs (on the incast bed the level-0 band
  * dropped 9186 of 10869 packets, and the servers sent 2469 packets at
  * level 0 and 2580 copies in all). A sender sends its fresh bytes at the
- * grant's level still. After HOMA_PROBE_URGENT unanswered probes, the
- * RESEND asks only for the first missing byte (its sender sends the
- * segment that holds it) at the top level instead.
+ * grant's level still. After HOMA_PROBE_URGENT unanswered probes (one,
+ * once the RPC has asked so before), the RESEND asks only for the first
+ * missing byte (its sender sends the segment that holds it) at the top
+ * level instead.
  *
  * Return: true if a RESEND was sent.
  */
@@ -229,6 +230,7 @@ bool homa_resend_missing(struct homa_rpc *rpc)
 		level = homa_cfg(hnet, num_priorities) - 1;
 		gaps[0].end = gaps[0].start + 1;
 		n = 1;
+		homa_probe_urgent_asked(&rpc->probe);
 		homa_metric_inc(hnet, HOMA_M_resends_urgent);
 	} else {
 		level = homa_cutoffs_max_sched(hnet);

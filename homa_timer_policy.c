@@ -214,12 +214,28 @@ bool homa_probe_ask_now(const struct homa_probe *p, int drain_ms,
  * bed in a drop storm, every one for the 3 s of timeout_ticks, and the
  * client timed out on a live server). One segment at the top level, where
  * control packets go, gets through and proves the peer alive; hearing it
- * restarts the count, so the copies after it go at the usual level.
+ * restarts the count, so the next silence asks at the usual level first.
+ * An RPC that has asked at the top level before (homa_probe.urgent_once)
+ * does so again after HOMA_PROBE_URGENT_AGAIN unanswered probes: the
+ * storm that silenced the first ones most likely goes on, and waiting
+ * for three doubling intervals per segment again made a 50 KB message
+ * take seconds.
  * @p: the RPC's probe state, before the probe is reported sent.
  *
  * Return: true to ask for one segment at the top level.
  */
 bool homa_probe_urgent(const struct homa_probe *p)
 {
-	return p->probes >= HOMA_PROBE_URGENT;
+	return p->probes >= (p->urgent_once ? HOMA_PROBE_URGENT_AGAIN :
+			     HOMA_PROBE_URGENT);
+}
+
+/**
+ * homa_probe_urgent_asked() - A probe that homa_probe_urgent() said to
+ * send at the top level is going out so (before homa_probe_sent()).
+ * @p: the RPC's probe state.
+ */
+void homa_probe_urgent_asked(struct homa_probe *p)
+{
+	p->urgent_once = true;
 }

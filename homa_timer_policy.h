@@ -41,6 +41,13 @@
  */
 #define HOMA_PROBE_URGENT 3
 
+/*
+ * Unanswered probes after which each probe asks at the top level once an
+ * RPC has asked there before (homa_probe.urgent_once): each silence still
+ * tries the highest scheduled level first, once.
+ */
+#define HOMA_PROBE_URGENT_AGAIN 1
+
 /**
  * enum homa_probe_action - what the tick does for one RPC.
  * @HOMA_PROBE_NONE:    nothing now.
@@ -101,6 +108,15 @@ struct homa_probe {
 	 * the silence ends.
 	 */
 	bool outrank_spent;
+
+	/**
+	 * @urgent_once: a probe of this RPC asked at the top level, after
+	 * HOMA_PROBE_URGENT unanswered ones (homa_probe_urgent_asked()).
+	 * The drops that silenced those probes most likely go on, so for
+	 * the rest of the RPC's life its probes ask at the top level after
+	 * HOMA_PROBE_URGENT_AGAIN unanswered ones.
+	 */
+	bool urgent_once;
 };
 
 /**
@@ -200,5 +216,6 @@ void homa_probe_sent(struct homa_probe *p);
 bool homa_probe_ask_now(const struct homa_probe *p, int drain_ms,
 			bool outranked);
 bool homa_probe_urgent(const struct homa_probe *p);
+void homa_probe_urgent_asked(struct homa_probe *p);
 
 #endif /* _HOMA_TIMER_POLICY_H */

@@ -578,9 +578,43 @@ TEST(homa_probe_urgent, from_the_fourth_unanswered_probe_until_heard)
 	EXPECT_FALSE(homa_probe_urgent(&pr.p));
 }
 
+TEST(homa_probe_urgent, after_one_unanswered_probe_once_it_asked_so)
+{
+	Probe pr;
+
+	for (int i = 0; i < 3; i++)
+		homa_probe_sent(&pr.p);
+	ASSERT_TRUE(homa_probe_urgent(&pr.p));
+	/* Counted but never asked at the top level: the threshold stays. */
+	homa_probe_sent(&pr.p);
+	homa_probe_heard(&pr.p, false, false);
+	homa_probe_sent(&pr.p);
+	EXPECT_FALSE(homa_probe_urgent(&pr.p));
+	homa_probe_sent(&pr.p);
+	homa_probe_sent(&pr.p);
+	ASSERT_TRUE(homa_probe_urgent(&pr.p));
+	homa_probe_urgent_asked(&pr.p);
+	homa_probe_sent(&pr.p);
+	/* Every later silence: the first probe at the usual level ... */
+	for (int round = 0; round < 3; round++) {
+		homa_probe_heard(&pr.p, false, round == 1);
+		EXPECT_FALSE(homa_probe_urgent(&pr.p)) << "round " << round;
+		homa_probe_sent(&pr.p);
+		/* ... the second at the top, and every one after it. */
+		EXPECT_TRUE(homa_probe_urgent(&pr.p)) << "round " << round;
+		homa_probe_urgent_asked(&pr.p);
+		homa_probe_sent(&pr.p);
+		EXPECT_TRUE(homa_probe_urgent(&pr.p)) << "round " << round;
+	}
+	/* A new RPC starts with the threshold of three. */
+	homa_probe_init(&pr.p);
+	homa_probe_sent(&pr.p);
+	EXPECT_FALSE(homa_probe_urgent(&pr.p));
+}
+
 /* ---- the naive model ---------------------------------------------------- */
 
-enum EvKind { TICK, HEARD, NEED_ACK, BUSY, PROGRESS, REPLIED, SENT };
+enum EvKind { TICK, HEARD, NEED_ACK, BUSY, PROGRESS, REPLIED, SENT, URGENT };
 
 struct Ev {
 	EvKind kind;
@@ -672,6 +706,14 @@ struct Model {
 			n += it->kind == SENT;
 		}
 		return n;
+	}
+	/* Unanswered probes before a probe asks at the top level. */
+	int urgent_after() const
+	{
+		for (const Ev &e : h)
+			if (e.kind == URGENT)
+				return 1;
+		return 3;
 	}
 	int busy() const
 	{
@@ -771,14 +813,25 @@ TEST(homa_probe_tick, random_runs_match_the_naive_model)
 				if (got == HOMA_PROBE_STALL ||
 				    got == HOMA_PROBE_TIMEOUT)
 					break;
-				/* The fourth probe in a row and later ones. */
+				/*
+				 * The fourth probe in a row and later ones;
+				 * the second, once one asked at the top.
+				 */
+				bool urgent = false;
+
 				if (got == HOMA_PROBE_SEND) {
-					ASSERT_EQ(homa_probe_urgent(&pr.p),
-						  m.probes() >= 3)
+					urgent = homa_probe_urgent(&pr.p);
+					ASSERT_EQ(urgent,
+						  m.probes() >= m.urgent_after())
 						<< "seed " << seed;
 				}
 				/* The peer's probe budget may refuse. */
 				if (got == HOMA_PROBE_SEND && rng() % 5) {
+					/* There may be nothing to ask for. */
+					if (urgent && rng() % 4) {
+						homa_probe_urgent_asked(&pr.p);
+						m.h.push_back({ URGENT, 0, false, false, false, false });
+					}
 					homa_probe_sent(&pr.p);
 					m.h.push_back({ SENT, 0, false, false, false, false });
 				}

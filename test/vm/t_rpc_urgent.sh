@@ -2,7 +2,8 @@
 # A live peer is not given up for dead when every copy at the highest
 # scheduled level is dropped (as where that band of a switch overflows in
 # a drop storm): after three probes in a row go unanswered, the receiver
-# asks for one segment at the top level, which gets through.
+# asks for one segment at the top level, which gets through (after one
+# unanswered probe in each later silence of the RPC).
 # Two tc filters on the client's veth drop every DATA packet sent for
 # the first time at level 0 (the scheduled bytes of its requests: one
 # message at a time takes its GRANTs at level 0) and every DATA packet
