@@ -200,6 +200,8 @@ static const struct {
 		    "bytes copied in those batches before the message ended"),
 	HOMA_METRIC(resends_urgent,
 		    "RESENDs for one segment at the top level: peer silent"),
+	HOMA_METRIC(probe_outrank_stalled,
+		    "outranked silences ended at half of stall_ms"),
 };
 
 #undef HOMA_METRIC

@@ -184,6 +184,9 @@
  * @HOMA_M_copy_early_bytes: message bytes those batches copied.
  * @HOMA_M_resends_urgent: RESENDs that asked for one segment at the top
  *	level after HOMA_PROBE_URGENT unanswered probes (homa_probe_urgent()).
+ * @HOMA_M_probe_outrank_stalled: silences of receiving RPCs whose
+ *	outranked wait ended because the stall had counted half of stall_ms
+ *	(homa_probe_stall_half()).
  * @HOMA_NUM_METRICS: the number of metrics.
  */
 enum homa_metric {
@@ -307,6 +310,7 @@ enum homa_metric {
 	HOMA_M_copy_early_batches,
 	HOMA_M_copy_early_bytes,
 	HOMA_M_resends_urgent,
+	HOMA_M_probe_outrank_stalled,
 	HOMA_NUM_METRICS
 };
 

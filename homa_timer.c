@@ -323,7 +323,9 @@ static u32 homa_timer_rpc(struct homa_rpc *rpc, const struct homa_config *c,
 	spent = rpc->probe.outrank_spent;
 	action = homa_probe_tick(&rpc->probe, &v, &par, ms);
 	if (rpc->probe.outrank_spent && !spent)
-		homa_metric_inc(hnet, HOMA_M_probe_outrank_spent);
+		homa_metric_inc(hnet, homa_probe_stall_half(&rpc->probe, &par) ?
+				HOMA_M_probe_outrank_stalled :
+				HOMA_M_probe_outrank_spent);
 	switch (action) {
 	case HOMA_PROBE_STALL:
 		homa_timer_give_up(rpc, HOMA_M_rpc_stall_timeouts, -ETIMEDOUT);

@@ -96,6 +96,27 @@ static bool homa_probe_stall_counts(const struct homa_probe_view *v)
 }
 
 /**
+ * homa_probe_stall_half() - Has the RPC gone half of @par->stall_ms
+ * without progress? Then an outranked wait ends (homa_probe_tick()): on
+ * the incast bed with max_overcommit 32, responses granted 10-23 KB at
+ * level 0 received none of it for 10 s, counted no silence because data
+ * at higher levels kept arriving (a message still to be granted more has
+ * no other bound), never sent a RESEND and failed with ETIMEDOUT on live
+ * servers. Its probes get the other half, enough for
+ * HOMA_PROBE_URGENT of them and one at the top level.
+ * @p: the RPC's probe state.
+ * @par: its timing.
+ *
+ * Return: true once half the stall bound has passed (never with
+ * stall_ms 0).
+ */
+bool homa_probe_stall_half(const struct homa_probe *p,
+			   const struct homa_probe_params *par)
+{
+	return par->stall_ms && p->stall_ms >= par->stall_ms / 2;
+}
+
+/**
  * homa_probe_tick() - Count @ms of waiting and say what to do now.
  * @p: the RPC's probe state.
  * @v: the RPC's situation.
@@ -109,8 +130,9 @@ static bool homa_probe_stall_counts(const struct homa_probe_view *v)
  * A held message counts no silence; an outranked one (@v->outranked)
  * counts none at this tick and keeps what it counted; once the message
  * is granted to its end (@v->granted_all), only until such ticks have
- * left @par->outranked_ms of this silence uncounted: from then on they
- * count. The RPC times out
+ * left @par->outranked_ms of this silence uncounted, and in any case
+ * only until the stall has counted half its bound
+ * (homa_probe_stall_half()): from then on they count. The RPC times out
  * only when it has been silent for @par->timeout_ms, HOMA_TIMEOUT_PROBES
  * probes went unanswered and its whole peer is silent.
  * Otherwise it probes after @par->wait_ms of silence, then every
@@ -145,7 +167,8 @@ enum homa_probe_action homa_probe_tick(struct homa_probe *p,
 		homa_probe_silence_ends(p);
 		return HOMA_PROBE_NONE;
 	}
-	if (v->outranked && !p->outrank_spent) {
+	if (v->outranked && !p->outrank_spent &&
+	    !homa_probe_stall_half(p, par)) {
 		if (!v->granted_all)
 			return HOMA_PROBE_NONE;
 		if (p->outranked_ms < par->outranked_ms) {
@@ -153,8 +176,9 @@ enum homa_probe_action homa_probe_tick(struct homa_probe *p,
 						 p->outranked_ms);
 			return HOMA_PROBE_NONE;
 		}
-		p->outrank_spent = true;
 	}
+	if (v->outranked)
+		p->outrank_spent = true;
 	p->silent_ms += ms;
 	p->since_probe_ms += ms;
 	if (p->silent_ms >= par->timeout_ms &&

@@ -103,9 +103,9 @@ struct homa_probe {
 	int outranked_ms;
 
 	/**
-	 * @outrank_spent: @outranked_ms reached its bound: outranked ticks
-	 * count as silence again, and a NEED_ACK may draw RESENDs, until
-	 * the silence ends.
+	 * @outrank_spent: @outranked_ms reached its bound, or the stall half
+	 * of its (homa_probe_stall_half()): outranked ticks count as silence
+	 * again, and a NEED_ACK may draw RESENDs, until the silence ends.
 	 */
 	bool outrank_spent;
 
@@ -216,6 +216,8 @@ void homa_probe_sent(struct homa_probe *p);
 bool homa_probe_ask_now(const struct homa_probe *p, int drain_ms,
 			bool outranked);
 bool homa_probe_urgent(const struct homa_probe *p);
+bool homa_probe_stall_half(const struct homa_probe *p,
+			   const struct homa_probe_params *par);
 void homa_probe_urgent_asked(struct homa_probe *p);
 
 #endif /* _HOMA_TIMER_POLICY_H */

@@ -283,13 +283,50 @@ TEST(homa_probe_tick, outranked_still_stalls)
 	homa_probe_params par = params(100, 300, 5, 5);
 	homa_probe_view v = view(true, false, false, true);
 	homa_probe_action act = HOMA_PROBE_NONE;
-	int i;
+	int i, first_probe = 0;
 
 	v.outranked = true;
-	for (i = 0; i < 1000 && act == HOMA_PROBE_NONE; i++)
+	for (i = 0; i < 1000 && act != HOMA_PROBE_STALL; i++) {
 		act = pr.tick(v, par, 1);
+		if (act == HOMA_PROBE_SEND) {
+			first_probe = first_probe ? first_probe : i + 1;
+			homa_probe_sent(&pr.p);
+		}
+	}
 	EXPECT_EQ(act, HOMA_PROBE_STALL);
 	EXPECT_EQ(i, 300);
+	/* Probes from half the stall bound on (and the 5 ms wait). */
+	EXPECT_EQ(first_probe, 154);
+}
+
+TEST(homa_probe_tick, outranked_wait_ends_at_half_the_stall)
+{
+	Probe pr;
+	homa_probe_params par = params(100000, 1000, 5, 5);
+	homa_probe_view v = outranked_view(false);
+	homa_probe_action act;
+
+	EXPECT_EQ(ms_until(pr, v, par, &act, 5000), 504);
+	EXPECT_EQ(act, HOMA_PROBE_SEND);
+	EXPECT_TRUE(pr.p.outrank_spent);
+	EXPECT_TRUE(homa_probe_stall_half(&pr.p, &par));
+	/* Spent, a NEED_ACK may draw RESENDs although outranked. */
+	EXPECT_TRUE(homa_probe_ask_now(&pr.p, 0, true));
+	homa_probe_sent(&pr.p);
+	/* New bytes: the stall restarts; the silence goes on, spent. */
+	homa_probe_progress(&pr.p);
+	EXPECT_FALSE(homa_probe_stall_half(&pr.p, &par));
+	EXPECT_EQ(ms_until(pr, v, par, &act, 5000), 10);
+	homa_probe_sent(&pr.p);
+	/* A packet from the peer: excused again for half the stall. */
+	homa_probe_heard(&pr.p, false, false);
+	homa_probe_progress(&pr.p);
+	EXPECT_EQ(ms_until(pr, v, par, &act, 5000), 504);
+	/* Without a stall bound, no end (the FIFO share is the bound). */
+	homa_probe_init(&pr.p);
+	par.stall_ms = 0;
+	EXPECT_EQ(ms_until(pr, v, par, &act, 5000), -1);
+	EXPECT_FALSE(pr.p.outrank_spent);
 }
 
 TEST(homa_probe_tick, held_message_stalls)
@@ -623,6 +660,7 @@ struct Ev {
 	bool stall_counts;	/* TICK only */
 	bool excused;	/* TICK only: outranked, within its bound */
 	bool bounded;	/* TICK only: outranked and granted to its end */
+	bool outranked;	/* TICK only: outranked, not held */
 };
 
 /*
@@ -690,7 +728,7 @@ struct Model {
 				return sum;
 			if (it->kind == TICK && it->bounded && it->excused)
 				sum += it->ms;
-			if (it->kind == TICK && it->bounded && !it->excused)
+			if (it->kind == TICK && it->outranked && !it->excused)
 				*spent = true;
 		}
 		return sum;
@@ -732,11 +770,15 @@ struct Model {
 		bool counts = !(v.receiving && (v.nothing_yet || v.grant_wait));
 		bool spent;
 		long bounded = bounded_ms(&spent);
-		bool excused = !v.held && v.outranked && !spent &&
+		/* The stall with this tick; past half, no excuse. */
+		long stall_now = stall() + (counts ? ms : 0);
+		bool half = par.stall_ms && stall_now >= par.stall_ms / 2;
+		bool excused = !v.held && v.outranked && !spent && !half &&
 			       (!v.granted_all || bounded < par.outranked_ms);
 
 		h.push_back({ TICK, ms, v.held, counts, excused,
-			      !v.held && v.outranked && v.granted_all });
+			      !v.held && v.outranked && v.granted_all,
+			      !v.held && v.outranked });
 		if (par.stall_ms && counts && stall() >= par.stall_ms)
 			return HOMA_PROBE_STALL;
 		if (v.held || excused)
@@ -779,19 +821,19 @@ TEST(homa_probe_tick, random_runs_match_the_naive_model)
 
 			if (r < 3) {
 				homa_probe_heard(&pr.p, false, false);
-				m.h.push_back({ HEARD, 0, false, false, false, false });
+				m.h.push_back({ HEARD, 0, false, false, false, false, false });
 			} else if (r < 6) {
 				homa_probe_heard(&pr.p, false, true);
-				m.h.push_back({ BUSY, 0, false, false, false, false });
+				m.h.push_back({ BUSY, 0, false, false, false, false, false });
 			} else if (r < 9) {
 				homa_probe_heard(&pr.p, true, false);
-				m.h.push_back({ NEED_ACK, 0, false, false, false, false });
+				m.h.push_back({ NEED_ACK, 0, false, false, false, false, false });
 			} else if (r < 11) {
 				homa_probe_progress(&pr.p);
-				m.h.push_back({ PROGRESS, 0, false, false, false, false });
+				m.h.push_back({ PROGRESS, 0, false, false, false, false, false });
 			} else if (r < 12) {
 				homa_probe_replied(&pr.p);
-				m.h.push_back({ REPLIED, 0, false, false, false, false });
+				m.h.push_back({ REPLIED, 0, false, false, false, false, false });
 			} else {
 				bool held = receiving && rng() % 20 == 0;
 				homa_probe_view v = view(
@@ -830,10 +872,10 @@ TEST(homa_probe_tick, random_runs_match_the_naive_model)
 					/* There may be nothing to ask for. */
 					if (urgent && rng() % 4) {
 						homa_probe_urgent_asked(&pr.p);
-						m.h.push_back({ URGENT, 0, false, false, false, false });
+						m.h.push_back({ URGENT, 0, false, false, false, false, false });
 					}
 					homa_probe_sent(&pr.p);
-					m.h.push_back({ SENT, 0, false, false, false, false });
+					m.h.push_back({ SENT, 0, false, false, false, false, false });
 				}
 			}
 		}
