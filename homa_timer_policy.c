@@ -102,8 +102,9 @@ static bool homa_probe_stall_counts(const struct homa_probe_view *v)
  * level 0 received none of it for 10 s, counted no silence because data
  * at higher levels kept arriving (a message still to be granted more has
  * no other bound), never sent a RESEND and failed with ETIMEDOUT on live
- * servers. Its probes get the other half, enough for
- * HOMA_PROBE_URGENT of them and one at the top level.
+ * servers. Its probes get the other half: where the probe interval is
+ * short next to stall_ms (as there), room for HOMA_PROBE_URGENT of them
+ * and one at the top level; a longer interval may leave room for fewer.
  * @p: the RPC's probe state.
  * @par: its timing.
  *
