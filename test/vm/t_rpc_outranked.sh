@@ -10,8 +10,8 @@
 # first time at level 0 (the scheduled bytes of its requests: one message
 # at a time takes its GRANTs at level 0); copies pass. homa_attack
 # stream sends the server new bytes of other requests at IP priority 7,
-# about 1000 packets a second, so the server's timer finds the
-# requests' missing bytes outranked at every tick.
+# 2000 packets a second, so the server's timer finds the requests'
+# missing bytes outranked at every tick.
 #
 #   [or1] veth1 10.16.0.1 --drop filter-- veth2 10.16.0.2 [or2]
 #   (stream at TOS 0xe0)                  (netem delay 5ms)
@@ -46,7 +46,7 @@ dropped() {
 		sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' | head -n 1
 }
 
-ip netns exec or1 "$ATTACK" stream 10.16.0.2 72 0xe0 60 1000 \
+ip netns exec or1 "$ATTACK" stream 10.16.0.2 72 0xe0 60 2000 \
 	> /tmp/stream.out 2>&1 &
 stream=$!
 sleep 1
