@@ -25,8 +25,9 @@
  *	second for SECONDS, 100 bytes each, for requests of 1 MB whose
  *	every byte is unscheduled (incoming is the length, so the victim
  *	grants none). Offsets go up; a request is left before its end and
- *	the next id taken, so none completes. The victim's timer sees data
- *	at that priority at every tick (resend_outranked). Prints "sent N".
+ *	the next id taken, so none completes. At a rate above the victim's
+ *	timer ticks (HZ), every tick sees data at that priority
+ *	(resend_outranked). Prints "sent N"; exits 2 unless PPS > 0.
  *
  * Exits 0 once the packets are sent ("errors" counts those the kernel
  * refused, e.g. with a full queue), 1 if the socket could not be made.
@@ -34,11 +35,11 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
-#include <time.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -481,10 +482,15 @@ static int cmd_stream(char **argv)
 {
 	int tos = (int)strtol(argv[2], NULL, 0), payload = 100;
 	unsigned long long count, i, id = 1ULL << 40, offset = 0;
-	long gap_ns = 1000000000L / atol(argv[4]);
+	long pps = atol(argv[4]), gap_ns;
 	struct timespec next;
 	unsigned char *p;
 
+	if (pps <= 0) {
+		printf("# PPS must be at least 1\n");
+		return 2;
+	}
+	gap_ns = 1000000000L / pps;
 	if (set_target(argv[0], argv[1], IPPROTO_HOMA) < 0)
 		return 1;
 	if (tgt.family == AF_INET ?
@@ -493,7 +499,7 @@ static int cmd_stream(char **argv)
 		printf("# TOS %d: %s\n", tos, strerror(errno));
 		return 1;
 	}
-	count = strtoull(argv[3], NULL, 0) * strtoull(argv[4], NULL, 0);
+	count = strtoull(argv[3], NULL, 0) * (unsigned long long)pps;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (i = 0; i < count; i++) {
 		if (offset + 2 * payload > MB) {

@@ -62,8 +62,10 @@ stalled=$(( $(metric or2 probe_outrank_stalled) - stalled0 ))
 echo "# first transmissions dropped: ${fresh:-0}; outranked ticks:" \
 	"$outranked; outranked waits ended at half of stall_ms: $stalled"
 check "scheduled bytes dropped" test "${fresh:-0}" -ge 2
-check "the requests' silence was outranked" test "$outranked" -ge 100
-check "outranked waits ended at half of stall_ms" test "$stalled" -ge 1
+# Both depend on the stream keeping up with every tick: on a slow
+# kernel a tick without it counts silence, and the RESEND may go first.
+timed check "the requests' silence was outranked" test "$outranked" -ge 100
+timed check "outranked waits ended at half of stall_ms" test "$stalled" -ge 1
 check_eq "no server RPC stalled" "$(metric or2 rpc_stall_timeouts)" 0
 check_eq "no server RPC timed out" "$(metric or2 rpc_timeouts)" 0
 
