@@ -450,6 +450,26 @@ static int cmd_crafted(char **argv)
 	return 0;
 }
 
+/*
+ * put_data_hdr: a DATA header of a request from SPORT to the target's first
+ * port, id ID, message length MB with INCOMING bytes unscheduled, for a
+ * payload of LEN bytes at OFFSET; the header and payload are zeroed first.
+ */
+static void put_data_hdr(unsigned char *p, int sport, unsigned long long id,
+			 unsigned long long incoming,
+			 unsigned long long offset, int len)
+{
+	memset(p, 0, DATA_HDR + len);
+	put_be(p, 2, sport);
+	put_be(p + 2, 2, tgt.port_lo);
+	p[11] = DATA;
+	p[12] = 14 << 4;
+	put_be(p + 20, 8, id);
+	put_be(p + 28, 4, MB);
+	put_be(p + 32, 4, incoming);
+	put_be(p + 52, 4, offset);
+}
+
 /* flood ADDR DPORT COUNT [PROTO]: one-packet 1 MB requests, new ids. */
 static int cmd_flood(char **argv, int proto)
 {
@@ -461,14 +481,7 @@ static int cmd_flood(char **argv, int proto)
 	count = strtoull(argv[2], NULL, 0);
 	for (i = 0; i < count; i++) {
 		p = bufs[batched];
-		memset(p, 0, DATA_HDR + 1);
-		put_be(p, 2, 0x8000 + i % 16);
-		put_be(p + 2, 2, tgt.port_lo);
-		p[11] = DATA;
-		p[12] = 14 << 4;
-		put_be(p + 20, 8, 1000000 + 2 * i);
-		put_be(p + 28, 4, MB);
-		put_be(p + 32, 4, 1);
+		put_data_hdr(p, 0x8000 + i % 16, 1000000 + 2 * i, 1, 0, 1);
 		p[DATA_HDR] = 'f';
 		queue(DATA_HDR + 1);
 	}
@@ -507,15 +520,7 @@ static int cmd_stream(char **argv)
 			offset = 0;
 		}
 		p = bufs[0];
-		memset(p, 0, DATA_HDR + payload);
-		put_be(p, 2, 0x9000);
-		put_be(p + 2, 2, tgt.port_lo);
-		p[11] = DATA;
-		p[12] = 14 << 4;
-		put_be(p + 20, 8, id);
-		put_be(p + 28, 4, MB);
-		put_be(p + 32, 4, MB);
-		put_be(p + 52, 4, offset);
+		put_data_hdr(p, 0x9000, id, MB, offset, payload);
 		offset += payload;
 		queue(DATA_HDR + payload);
 		flush();
