@@ -527,10 +527,14 @@ static int recv_request(int fd, const char *region,
 	return len;
 }
 
-/* An echo server's socket, region and at-most-once record. */
+/*
+ * An echo server's socket, region and at-most-once record (@record false:
+ * no record, as tcp_server keeps none, for the round trip's comparison).
+ */
 struct tserver {
 	int fd;
 	char *region;
+	bool record;
 	pthread_mutex_t seen_lock;
 };
 
@@ -548,9 +552,11 @@ static void *tserver_thread(void *arg)
 	for (;;) {
 		len = recv_request(t->fd, t->region, &ra, &from, buf,
 				   "server");
-		pthread_mutex_lock(&t->seen_lock);
-		note_request(&from, ra.id);
-		pthread_mutex_unlock(&t->seen_lock);
+		if (t->record) {
+			pthread_mutex_lock(&t->seen_lock);
+			note_request(&from, ra.id);
+			pthread_mutex_unlock(&t->seen_lock);
+		}
 		memset(&sa, 0, sizeof(sa));
 		sa.id = ra.id;
 		if (do_send(t->fd, &from, buf, len, &sa) < 0)
@@ -560,12 +566,13 @@ static void *tserver_thread(void *arg)
 }
 
 /*
- * The echo server (server, tserver) with @threads threads, each waiting in
- * recvmsg for any request on the one socket, until killed.
+ * The echo server (server, tserver, echo_server) with @threads threads,
+ * each waiting in recvmsg for any request on the one socket, until killed;
+ * @record: keep the at-most-once record (echo_server does not).
  */
-static void cmd_tserver(int family, int port, int threads)
+static void cmd_tserver(int family, int port, int threads, bool record)
 {
-	struct tserver t = { .fd = homa_socket(family) };
+	struct tserver t = { .fd = homa_socket(family), .record = record };
 	pthread_t tid;
 	int i;
 
@@ -585,12 +592,13 @@ static void cmd_tserver(int family, int port, int threads)
 	tserver_thread(&t);
 }
 
-/* server 4|6 PORT [BPAGES] */
+/* server|echo_server 4|6 PORT [BPAGES] (echo_server: no at-most-once record) */
 static void cmd_server_args(int argc, char **argv)
 {
 	if (argc == 5)
 		region_size = (size_t)atoi(argv[4]) * HOMA_BPAGE_SIZE;
-	cmd_tserver(atoi(argv[2]) == 6 ? AF_INET6 : AF_INET, atoi(argv[3]), 1);
+	cmd_tserver(atoi(argv[2]) == 6 ? AF_INET6 : AF_INET, atoi(argv[3]), 1,
+		    strcmp(argv[1], "echo_server") != 0);
 }
 
 static double now_us(void)
@@ -1645,6 +1653,7 @@ static void print_usage(void)
 	       "       try_bind PORT [ERRNO] |\n"
 	       "       sockopt | ioctl | info | inject4 | inject6 |\n"
 	       "       server 4|6 PORT [BPAGES] | tserver 4|6 PORT THREADS |\n"
+	       "       echo_server 4|6 PORT [BPAGES] |\n"
 	       "       api |\n"
 	       "       expect_timeout ADDR PORT | expect_unreach ADDR PORT |\n"
 	       "       expect_noport ADDR PORT |\n"
@@ -1688,11 +1697,12 @@ int main(int argc, char **argv)
 		cmd_inject(AF_INET);
 	else if (!strcmp(argv[1], "inject6"))
 		cmd_inject(AF_INET6);
-	else if (!strcmp(argv[1], "server") && (argc == 4 || argc == 5))
+	else if ((!strcmp(argv[1], "server") ||
+		  !strcmp(argv[1], "echo_server")) && (argc == 4 || argc == 5))
 		cmd_server_args(argc, argv);
 	else if (!strcmp(argv[1], "tserver") && argc == 5 && atoi(argv[4]) > 0)
 		cmd_tserver(atoi(argv[2]) == 6 ? AF_INET6 : AF_INET,
-			    atoi(argv[3]), atoi(argv[4]));
+			    atoi(argv[3]), atoi(argv[4]), true);
 	else if (!strcmp(argv[1], "api"))
 		cmd_api();
 	else if (!strcmp(argv[1], "info"))
