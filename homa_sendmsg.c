@@ -271,24 +271,29 @@ static bool homa_wmem_wake(struct homa_sock *hsk)
 	       !skb_queue_empty_lockless(&hsk->dead_skbs);
 }
 
+/* Reaping must come before sending: short of memory, or too many dead. */
+static bool homa_reap_first(struct homa_sock *hsk)
+{
+	return !homa_sock_writeable(hsk) ||
+	       skb_queue_len_lockless(&hsk->dead_skbs) >
+	       (u32)homa_cfg(hsk->hnet, dead_buffs_limit);
+}
+
 /*
- * Reap what ended RPCs left (at least reap_limit, more while there are
- * over dead_buffs_limit dead packets or the socket is short of transmit
- * memory), then wait for transmit memory: 0, or -EAGAIN, -ESHUTDOWN,
- * -EINTR.
+ * Before sending: while the socket is short of transmit memory or holds
+ * over dead_buffs_limit dead packets, reap what ended RPCs left; then wait
+ * for transmit memory: 0, or -EAGAIN, -ESHUTDOWN, -EINTR. Otherwise the
+ * usual reaping waits until the message's first packets are handed on
+ * (homa_sendmsg()), off the round trip's path.
  */
 static int homa_wait_wmem(struct homa_sock *hsk, bool nonblocking)
 {
 	struct homa_net *hnet = hsk->hnet;
 	wait_queue_head_t *wq = sk_sleep(&hsk->inet.sk);
-	bool more;
+	bool more = true;
 
 	for (;;) {
-		more = homa_rpc_reap(hsk, homa_cfg(hnet, reap_limit));
-		while (more &&
-		       (!homa_sock_writeable(hsk) ||
-			skb_queue_len_lockless(&hsk->dead_skbs) >
-			(u32)homa_cfg(hnet, dead_buffs_limit)))
+		while (more && homa_reap_first(hsk))
 			more = homa_rpc_reap(hsk, homa_cfg(hnet, reap_limit));
 		if (homa_sock_writeable(hsk))
 			return 0;
@@ -298,6 +303,7 @@ static int homa_wait_wmem(struct homa_sock *hsk, bool nonblocking)
 			return -EINTR;
 		if (READ_ONCE(hsk->shutdown))
 			return -ESHUTDOWN;
+		more = true;	/* an RPC may have ended while we slept */
 	}
 }
 
@@ -340,10 +346,14 @@ int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 		err = homa_send_request(hsk, msg, len, &args);
 		if (!err && copy_to_user(uargs, &args, sizeof(args)))
 			err = -EFAULT;
-		return err;
-	}
-	if (args.completion_cookie || homa_is_client(args.id) || args.flags)
+	} else if (args.completion_cookie || homa_is_client(args.id) ||
+		   args.flags) {
 		return homa_sock_error(hsk, -EINVAL,
 				       "sendmsg: a reply takes a server RPC id, no cookie, no flags");
-	return homa_send_reply(hsk, msg, len, args.id);
+	} else {
+		err = homa_send_reply(hsk, msg, len, args.id);
+	}
+	/* Its first packets are handed on: now free a little (reap_limit). */
+	homa_rpc_reap(hsk, homa_cfg(hsk->hnet, reap_limit));
+	return err;
 }
