@@ -3,8 +3,8 @@
 # one at a time with sizes around the packet boundary and 1 MB, then random
 # sizes 4 at a time, then 1000 outstanding at once from one client, then
 # 1000 outstanding at once from four client processes to four servers;
-# every response is checked byte for byte. Offloads (GRO, TSO) off, the
-# veth default.
+# every response is checked byte for byte; also 100-B echoes from make
+# rtt's server (echo_server). Offloads (GRO, TSO) off, the veth default.
 #
 #   [rpc1] veth1 10.1.0.1 fd00::1 ---- veth2 10.1.0.2 fd00::2 [rpc2]
 # shellcheck source=test/vm/lib.sh
@@ -16,12 +16,17 @@ serve rpc2 4 40
 serve rpc2 6 41
 serve rpc2 4 42
 serve rpc2 6 43
+# make rtt's server: the same echo without the at-most-once record.
+start_ready rpc2 '^serving' "echo_server 4 44 in rpc2" "$HOMA_TEST" \
+	echo_server 4 44
 for size in 1 1399 1400 1424 1425 100000 1000000; do
 	check "IPv4 echo $size B" in_ns rpc1 "$HOMA_TEST" client 10.1.0.2 40 \
 		20 "$size" 1
 	check "IPv6 echo $size B" in_ns rpc1 "$HOMA_TEST" client fd00::2 41 \
 		20 "$size" 1
 done
+check "IPv4 echo 100 B, echo_server (make rtt's)" in_ns rpc1 "$HOMA_TEST" \
+	client 10.1.0.2 44 200 100 1
 check "IPv4 random sizes, 4 at a time" in_ns rpc1 "$HOMA_TEST" client \
 	10.1.0.2 40 50 0 4
 check "IPv6 random sizes, 4 at a time" in_ns rpc1 "$HOMA_TEST" client \
