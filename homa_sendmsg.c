@@ -353,7 +353,7 @@ int homa_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 	} else {
 		err = homa_send_reply(hsk, msg, len, args.id);
 	}
-	/* Its first packets are handed on: now free a little (reap_limit). */
+	/* Sent (or failed): now free a little (reap_limit), off its path. */
 	homa_rpc_reap(hsk, homa_cfg(hsk->hnet, reap_limit));
 	return err;
 }
