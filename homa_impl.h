@@ -361,6 +361,13 @@ struct homa_pacer {
 	wait_queue_head_t wait;
 
 	/**
+	 * @thread_idle: the thread found @srpt empty and waits on @wait;
+	 * set and cleared under @lock (the first insertion clears it and
+	 * wakes the thread), read without it by the waiting thread.
+	 */
+	bool thread_idle;
+
+	/**
 	 * @host: the DATA the host holds (homa_xmit.c), or NULL without
 	 * memory; set up before the thread starts and kept until it stops.
 	 */

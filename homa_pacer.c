@@ -143,7 +143,10 @@ static void __homa_pacer_held_full(struct homa_net *hnet, u64 now)
 	pacer->drain_kbps = kbps;
 }
 
-/* Put @rpc on the pacer's lists in SRPT and in FIFO order. */
+/*
+ * Put @rpc on the pacer's lists in SRPT and in FIFO order, and wake the
+ * thread if it waits for work (homa_pacer_wait_work()).
+ */
 static void __homa_pacer_insert(struct homa_pacer *pacer,
 				struct homa_rpc *rpc)
 {
@@ -158,6 +161,10 @@ static void __homa_pacer_insert(struct homa_pacer *pacer,
 		if (other->msgout.birth <= rpc->msgout.birth)
 			break;
 	list_add(&rpc->pacer_fifo_links, &other->pacer_fifo_links);
+	if (pacer->thread_idle) {
+		WRITE_ONCE(pacer->thread_idle, false);
+		wake_up(&pacer->wait);
+	}
 }
 
 /* Take @rpc off the pacer's lists, if it is on them. */
@@ -172,14 +179,13 @@ static void __homa_pacer_remove(struct homa_rpc *rpc)
 
 /*
  * Make @rpc wait for the pacer (or move it to its place in SRPT order
- * when it waits already); wake the thread if it was idle. The caller
- * holds the RPC's socket lock.
+ * when it waits already); __homa_pacer_insert() wakes the thread if it
+ * was idle. The caller holds the RPC's socket lock.
  */
 static void __homa_pacer_throttle(struct homa_rpc *rpc, u32 remaining)
 {
 	struct homa_net *hnet = rpc->hsk->hnet;
 	struct homa_pacer *pacer = &hnet->pacer;
-	bool was_idle = list_empty(&pacer->srpt);
 
 	lockdep_assert_held(&pacer->lock);
 	if (list_empty(&rpc->pacer_links))
@@ -187,8 +193,6 @@ static void __homa_pacer_throttle(struct homa_rpc *rpc, u32 remaining)
 	__homa_pacer_remove(rpc);
 	rpc->pacer_remaining = remaining;
 	__homa_pacer_insert(pacer, rpc);
-	if (was_idle)
-		wake_up(&pacer->wait);
 }
 
 /**
@@ -453,10 +457,45 @@ static void homa_pacer_sleep(u64 ns)
 				 HRTIMER_MODE_REL);
 }
 
+/*
+ * A lockless peek at whether nothing waits for the pacer. It may be
+ * wrong: moving a throttled RPC to its new place takes it off the lists
+ * and puts it back under the lock, and a peek in between sees them empty.
+ * The timer and received packets only help, so a wrong answer costs them
+ * a step or leaves a packet to the thread; the thread decides to sleep
+ * only under the lock (homa_pacer_wait_work()). It once trusted the peek,
+ * went to sleep while the lists held messages, and, as nothing woke it
+ * until they emptied, left a backlogged host to the timer's steps: about
+ * half its link for whole benchmark runs.
+ */
 static bool homa_pacer_idle(struct homa_pacer *pacer)
 {
-	/* Lockless peek; a thrower wakes the thread after adding. */
 	return list_empty_careful(&pacer->srpt);
+}
+
+/*
+ * The thread's wait for work: decide under the lock that nothing waits,
+ * and sleep until the first insertion (__homa_pacer_insert()) clears
+ * @thread_idle and wakes it; return at once if something waits. Return:
+ * true if the thread slept.
+ */
+static bool homa_pacer_wait_work(struct homa_pacer *pacer)
+{
+	bool idle;
+
+	spin_lock_bh(&pacer->lock);
+	idle = list_empty(&pacer->srpt);
+	WRITE_ONCE(pacer->thread_idle, idle);
+	spin_unlock_bh(&pacer->lock);
+	if (!idle)
+		return false;
+	wait_event_interruptible(pacer->wait, kthread_should_stop() ||
+				 !READ_ONCE(pacer->thread_idle));
+	/* Woken to stop (or by a signal): no longer idle either way. */
+	spin_lock_bh(&pacer->lock);
+	pacer->thread_idle = false;
+	spin_unlock_bh(&pacer->lock);
+	return true;
 }
 
 static int homa_pacer_main(void *arg)
@@ -467,10 +506,8 @@ static int homa_pacer_main(void *arg)
 	u32 held;
 
 	while (!kthread_should_stop()) {
-		if (homa_pacer_idle(pacer)) {
-			wait_event_interruptible(pacer->wait,
-						 kthread_should_stop() ||
-						 !homa_pacer_idle(pacer));
+		/* The peek saves the lock while messages wait. */
+		if (homa_pacer_idle(pacer) && homa_pacer_wait_work(pacer)) {
 			homa_metric_inc(hnet, HOMA_M_pacer_wakeups);
 			wake_at = 0;
 			continue;
@@ -608,6 +645,7 @@ int homa_pacer_net_init(struct homa_net *hnet)
 	pacer->queue_max = 0;
 	homa_rtt_unsched_init(&pacer->unsched, hnet->config.unsched_bytes);
 	init_waitqueue_head(&pacer->wait);
+	pacer->thread_idle = false;
 	pacer->held_max = 0;
 	memset(&pacer->drain, 0, sizeof(pacer->drain));
 	pacer->drain_kbps = 0;
