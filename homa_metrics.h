@@ -111,6 +111,10 @@
  *	(Kbit/s; a value, not a count: each sample adds the difference).
  * @HOMA_M_pacer_rx_helps: times a received packet found the NIC queue
  *	drained while messages waited for the pacer, and stepped it.
+ * @HOMA_M_pacer_lock_busy: pacer steps that found the chosen message's
+ *	socket locked, and so sent nothing then.
+ * @HOMA_M_pacer_tick_sends: packets sent by pacer steps taken outside
+ *	the pacer thread (the timer's; received packets' with pacer_rx_help).
  * @HOMA_M_pacer_late_ns: time (ns) the NIC queue was empty by the
  *	estimate while the pacer thread slept with packets ready to go (it
  *	woke later than the queue drained).
@@ -272,6 +276,8 @@ enum homa_metric {
 	HOMA_M_pacer_drain_samples,
 	HOMA_M_pacer_drain_kbps,
 	HOMA_M_pacer_rx_helps,
+	HOMA_M_pacer_lock_busy,
+	HOMA_M_pacer_tick_sends,
 	HOMA_M_pacer_late_ns,
 	HOMA_M_pacer_sleeps,
 	HOMA_M_pacer_oversleep_ns,

@@ -413,6 +413,7 @@ static u64 homa_pacer_step(struct homa_net *hnet, u64 *wake_at, u32 *held)
 		goto unlock;
 	/* Against the lock order, so only a try (see homa_impl.h). */
 	if (!spin_trylock(&rpc->hsk->lock)) {
+		homa_metric_inc(hnet, HOMA_M_pacer_lock_busy);
 		wait = HOMA_PACER_RETRY_NS;
 		goto unlock;
 	}
@@ -426,8 +427,11 @@ static u64 homa_pacer_step(struct homa_net *hnet, u64 *wake_at, u32 *held)
 		__homa_pacer_remove(rpc);
 	}
 	spin_unlock(&pacer->lock);
-	if (found)
+	if (found) {
 		homa_pacer_xmit(rpc);
+		if (!wake_at)
+			homa_metric_inc(hnet, HOMA_M_pacer_tick_sends);
+	}
 	spin_unlock(&rpc->hsk->lock);
 	local_bh_enable();
 	if (wake_at)
