@@ -318,6 +318,39 @@ struct homa_txpages {
 };
 
 /**
+ * struct homa_pacer_view - the pacer's state at one moment
+ * (homa_pacer_view()), as /proc/net/homa_rpcs shows it.
+ */
+struct homa_pacer_view {
+	/** @queue_ns: the NIC queue by the estimate (ns). */
+	u64 queue_ns;
+
+	/** @fifo_credit: the FIFO share's credit (homa_pace_charge()). */
+	s64 fifo_credit;
+
+	/** @lead_ns: how far the thread may let the queue exceed its bound. */
+	u64 lead_ns;
+
+	/** @unsched_window: the adaptive unscheduled window (bytes). */
+	u32 unsched_window;
+
+	/** @listed: RPCs waiting for the pacer. */
+	u32 listed;
+
+	/** @srpt_id: the first of them in SRPT order (0: none). */
+	u64 srpt_id;
+
+	/** @srpt_remaining: its bytes left to send, as the pacer ranks it. */
+	u32 srpt_remaining;
+
+	/** @fifo_id: the oldest of them (0: none). */
+	u64 fifo_id;
+
+	/** @thread_idle: the thread waits for work (homa_pacer.thread_idle). */
+	bool thread_idle;
+};
+
+/**
  * struct homa_pacer - a host's pacer (homa_pacer.c): its estimate of the
  * NIC queue and the outgoing messages that wait for room in it.
  */

@@ -100,6 +100,11 @@ void homa_pacer_tick(struct homa_net *hnet);
 void homa_pacer_help(struct homa_net *hnet);
 u32 homa_pacer_unsched_window(struct homa_net *hnet);
 bool homa_pacer_held_lately(struct homa_net *hnet);
+void homa_pacer_view(struct homa_net *hnet, struct homa_pacer_view *v);
+
+/* homa_rpc_show.c: /proc/net/homa_rpcs */
+int homa_rpc_show_net_init(struct homa_net *hnet);
+void homa_rpc_show_net_exit(struct homa_net *hnet);
 
 /* homa_peer_rtt.c: RTT samples per peer */
 int homa_peer_rtt_net_init(struct homa_net *hnet);

@@ -597,6 +597,37 @@ void homa_pacer_help(struct homa_net *hnet)
 }
 
 /**
+ * homa_pacer_view() - The pacer's state now, for /proc/net/homa_rpcs.
+ * @hnet: the namespace's Homa host.
+ * @v: filled in.
+ */
+void homa_pacer_view(struct homa_net *hnet, struct homa_pacer_view *v)
+{
+	struct homa_pacer *pacer = &hnet->pacer;
+	struct homa_rpc *rpc;
+
+	memset(v, 0, sizeof(*v));
+	spin_lock_bh(&pacer->lock);
+	v->queue_ns = homa_pace_queue_ns(&pacer->state, homa_clock_ns());
+	v->fifo_credit = pacer->state.fifo_credit;
+	v->lead_ns = pacer->lead;
+	v->unsched_window = pacer->unsched.window;
+	v->thread_idle = pacer->thread_idle;
+	list_for_each_entry(rpc, &pacer->srpt, pacer_links) {
+		if (!v->listed++) {
+			v->srpt_id = rpc->id;
+			v->srpt_remaining = rpc->pacer_remaining;
+		}
+	}
+	if (!list_empty(&pacer->fifo)) {
+		rpc = list_first_entry(&pacer->fifo, struct homa_rpc,
+				       pacer_fifo_links);
+		v->fifo_id = rpc->id;
+	}
+	spin_unlock_bh(&pacer->lock);
+}
+
+/**
  * homa_pacer_held_lately() - Has the pacer waited for the host's held
  * count (pacer_held_max_kb) in the last second?
  * @hnet: the namespace's Homa host.

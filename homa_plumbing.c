@@ -541,12 +541,17 @@ static int __net_init homa_net_init(struct net *net)
 	err = homa_peer_rtt_net_init(hnet);
 	if (err)
 		goto err_sysctl;
-	err = homa_pacer_net_init(hnet);
+	err = homa_rpc_show_net_init(hnet);
 	if (err)
 		goto err_peer_rtt;
+	err = homa_pacer_net_init(hnet);
+	if (err)
+		goto err_rpc_show;
 	homa_timer_start(hnet);
 	return 0;
 
+err_rpc_show:
+	homa_rpc_show_net_exit(hnet);
 err_peer_rtt:
 	homa_peer_rtt_net_exit(hnet);
 err_sysctl:
@@ -566,6 +571,7 @@ static void __net_exit homa_net_exit(struct net *net)
 	WARN_ON_ONCE(!RB_EMPTY_ROOT(&hnet->grant.rpcs.rb_root));
 	homa_pacer_net_exit(hnet);
 	homa_txpages_exit(hnet);
+	homa_rpc_show_net_exit(hnet);
 	homa_peer_rtt_net_exit(hnet);
 	homa_peertab_exit(hnet);
 	homa_sysctl_net_exit(hnet);
