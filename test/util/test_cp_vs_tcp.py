@@ -15,6 +15,7 @@ import os
 import sys
 import tempfile
 import textwrap
+import time
 import unittest
 import unittest.mock
 
@@ -827,6 +828,52 @@ print('summary: rpcs=%d errors=0 seconds=1.0 kops=0.20 gbps_out=0.010 '
       'cpu_sys_s=0.30%s' % (len(lines), opt('--gbps', '0'), counts),
       flush=True)
 '''
+
+
+class RpcsDumpTest(unittest.TestCase):
+    """--rpcs-every: each host's /proc/net/homa_rpcs is appended to its
+    file after a time line, round after round, until stop()."""
+
+    class Runner:
+        def __init__(self):
+            self.calls = []
+
+        def n(self):
+            return 2
+
+        def run(self, i, argv, timeout=120):
+            self.calls.append((i, argv))
+            if i == 1 and len(self.calls) == 2:
+                raise OSError('host 1 unreachable once')
+            return 0, 'rpcs of h%d call %d\n' % (i, len(self.calls))
+
+    def test_rounds(self):
+        from cpvt import profile
+        runner = self.Runner()
+        with tempfile.TemporaryDirectory() as d:
+            dump = profile.RpcsDump(runner, d, 'homa-loaded', 0.05)
+            deadline = time.monotonic() + 10
+            while len(runner.calls) < 6 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            dump.stop()
+            n = len(runner.calls)
+            time.sleep(0.15)
+            self.assertEqual(len(runner.calls), n, 'stopped')
+            self.assertGreaterEqual(n, 6)
+            self.assertEqual(runner.calls[0],
+                             (0, ['sh', '-c', profile.RPCS_CMD]))
+            with open(os.path.join(d, 'homa-loaded-rpcs-h0.txt')) as f:
+                h0 = f.read().splitlines()
+            with open(os.path.join(d, 'homa-loaded-rpcs-h1.txt')) as f:
+                h1 = f.read().splitlines()
+        rounds = (n + 1) // 2
+        self.assertEqual(len(h0), 2 * rounds)
+        self.assertRegex(h0[0], r'^=== t=\d+\.\d$')
+        self.assertEqual(h0[1], 'rpcs of h0 call 1')
+        self.assertEqual(h0[3], 'rpcs of h0 call 3')
+        # The failed reading left no lines: h1's first is from round 2.
+        self.assertEqual(h1[1], 'rpcs of h1 call 4')
+        self.assertEqual(len(h1), 2 * (n // 2 - 1))
 
 
 class FakeRunner(HostsRunner):

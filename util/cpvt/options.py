@@ -109,6 +109,10 @@ def add_client_options(ap):
                     help='perf record -a -g in the VM during each measured '
                     'run: per protocol a report and a flame graph (see '
                     '"Profiling" in util/README-bench.md)')
+    ap.add_argument('--rpcs-every', type=float, default=0, metavar='S',
+                    help='during each measured Homa run, keep every '
+                    'host\'s /proc/net/homa_rpcs every S seconds in '
+                    '<protocol>-<phase>-rpcs-h<i>.txt (default 0: not)')
     ap.add_argument('--profile-freq', type=int, default=499,
                     help='--profile: samples per second per CPU (default '
                     '499)')
@@ -202,6 +206,8 @@ def parse_args(argv):
                  '--hosts-file')
     if cfg.profile and cfg.hosts_file:
         ap.error('--profile runs perf in the VM: not with --hosts-file')
+    if cfg.rpcs_every < 0:
+        ap.error('--rpcs-every: 0 (off) or more seconds')
     if not 1 <= cfg.profile_freq <= 10000:
         ap.error('--profile-freq: 1..10000')
     if cfg.warmup < 0:

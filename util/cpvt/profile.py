@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 
 from . import flame
@@ -199,10 +200,16 @@ class Watch:
             self.perf = start_perf(outdir, self.tag, cfg.profile_freq)
             if self.perf is not None:
                 _active.append(self)
+        self.rpcs = None
+        every = getattr(cfg, 'rpcs_every', 0)
+        if every and proto.startswith('homa'):
+            self.rpcs = RpcsDump(runner, outdir, self.tag, every)
 
     def finish(self, results):
         """After the phase: the counters' figures (logged and written)
         and the profile's reports."""
+        if self.rpcs is not None:
+            self.rpcs.stop()
         if self.perf is not None:
             stop_perf(self.perf)
             _active.remove(self)
@@ -220,6 +227,48 @@ class Watch:
         log('  ' + per_mb_line(self.tag, figs, nbytes))
         if up:
             log('    ' + uplink_line(up))
+
+
+# A host's RPCs, and its pacer thread's state and kernel stack (the
+# thread is homa_pacer/<the namespace's inode number>).
+RPCS_CMD = ('cat /proc/net/homa_rpcs; '
+            'n=$(readlink /proc/self/ns/net | tr -dc 0-9); '
+            'for f in $(awk -v c="(homa_pacer/$n)" \'$2 == c '
+            '{ print FILENAME }\' /proc/[0-9]*/stat 2>/dev/null); do '
+            'echo "pacer thread (state utime stime): '
+            '$(cut -d" " -f3,14,15 "$f")"; '
+            'cat "${f%/stat}/stack" 2>/dev/null; done')
+
+
+class RpcsDump:
+    """Every EVERY seconds until stop(), each host's /proc/net/homa_rpcs
+    (one line per live RPC) appended to OUTDIR/TAG-rpcs-h<i>.txt after a
+    line "=== t=<seconds since the start>"."""
+
+    def __init__(self, runner, outdir, tag, every):
+        self.runner, self.every = runner, every
+        self.paths = [os.path.join(outdir, '%s-rpcs-h%d.txt' % (tag, i))
+                      for i in range(runner.n())]
+        self.done = threading.Event()
+        self.t0 = time.monotonic()
+        self.thread = threading.Thread(target=self.loop, daemon=True)
+        self.thread.start()
+
+    def loop(self):
+        while not self.done.wait(self.every):
+            t = time.monotonic() - self.t0
+            for i, path in enumerate(self.paths):
+                try:
+                    _, text = self.runner.run(i, ['sh', '-c', RPCS_CMD],
+                                              timeout=30)
+                except (OSError, subprocess.SubprocessError):
+                    continue
+                with open(path, 'a') as f:
+                    f.write('=== t=%.1f\n%s' % (t, text))
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
 
 
 def begin(runner, cfg, outdir, proto, phase):
