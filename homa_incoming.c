@@ -580,7 +580,10 @@ static struct homa_rpc *homa_find_rpc(struct homa_sock *hsk,
 /*
  * A request arrived for a port with no server socket (or one shut down):
  * tell the client with ICMP port unreachable (its RPC fails with ENOTCONN)
- * rather than leave it to time out. A server's NEED_ACK, GRANT or RESEND
+ * rather than leave it to time out. A client's RESEND for its response
+ * gets the same answer: every DATA packet of a request draws one, so the
+ * kernel's per-host rate limit can leave a request unanswered, and its
+ * client waited for its timeout. A server's NEED_ACK, GRANT or RESEND
  * for a port with no socket (or one shut down) gets the same answer: the
  * client RPC went with its socket, and the server may free its own.
  * Unanswered, a NEED_ACK was asked again until the RPC timed out, and a
@@ -593,7 +596,8 @@ static struct homa_rpc *homa_find_rpc(struct homa_sock *hsk,
 static void homa_port_unreachable(struct sk_buff *skb,
 				  const struct homa_pkt *pkt)
 {
-	bool request = pkt->type == DATA && homa_is_client(pkt->sender_id);
+	bool request = homa_is_client(pkt->sender_id) &&
+		       (pkt->type == DATA || pkt->type == RESEND);
 	bool ask = !homa_is_client(pkt->sender_id) &&
 		   (pkt->type == NEED_ACK || pkt->type == GRANT ||
 		    pkt->type == RESEND);

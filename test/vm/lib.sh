@@ -286,6 +286,17 @@ wait_metric() {
 	return 1
 }
 
+# rises NS METRIC FROM: wait (up to 20 s) until METRIC in NS is above
+# FROM. The RESEND timer follows the measured RTT, long when the VM is
+# busy.
+rises() {
+	for _ in $(seq 200); do
+		[ "$(metric "$1" "$2")" -gt "$3" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # drop_data NS PRIO MATCH...: on NS's veth1 (a prio qdisc, handle 1:,
 # added with the first filter), a u32 filter of tc priority PRIO that
 # drops the Homa DATA packets (type 0x10 at 20 + 11 of an IPv4 packet)

@@ -84,18 +84,6 @@ ids() {
 	PORT[$1]=$(sed -n 's/^done.* port \([0-9]*\)$/\1/p' "$dir/$1")
 }
 
-# rises NS METRIC FROM: wait (up to 20 s) until METRIC in NS is above
-# FROM. The RESEND timer follows the measured RTT, long when the VM is
-# busy.
-# shellcheck disable=SC2317	# called through check
-rises() {
-	for _ in $(seq 200); do
-		[ "$(metric "$1" "$2")" -gt "$3" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # A.
 check "A: 200000-byte request" send 200000 A
 ids A

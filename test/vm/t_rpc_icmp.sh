@@ -11,7 +11,9 @@
 # client that closes its socket while sending a request: the port
 # unreachables answering the server's GRANTs end the request. A socket
 # shut down (its port still held) is answered as one closed. A forged
-# port unreachable for a NEED_ACK to an unknown address adds no peer.
+# port unreachable for a NEED_ACK to an unknown address adds no peer. A
+# client whose answer is lost (or not sent: the kernel limits ICMP errors)
+# learns at one of its RESENDs.
 #
 #   [icmp1] veth1 10.7.0.1 fd07::1 ---- veth2 10.7.0.2 fd07::2 [icmp2]
 #   10.7.0.99: nobody
@@ -42,8 +44,27 @@ hold icmp2 302 shutdown
 check "ENOTCONN for a server socket shut down" \
 	in_ns icmp1 timeout 20 "$HOMA_TEST" expect_noport 10.7.0.2 302
 release
+# Every DATA packet of a request to a port with no socket draws ICMP port
+# unreachable, and the kernel limits the ICMP errors one host sends
+# another (6 at once, then one a second): a request can go unanswered, as
+# it can when the answer is lost. The client's RESENDs for its response
+# get the same answer. Here every ICMP error of icmp2 is dropped until
+# the request has come and been answered.
+in_ns icmp2 tc qdisc add dev veth2 root handle 1: prio
+in_ns icmp2 tc filter add dev veth2 parent 1: protocol ip prio 1 u32 \
+	match ip protocol 1 0xff action drop
+nosock=$(metric icmp2 drop_no_socket)
+resends=$(metric icmp2 pkts_rx_resend)
+in_ns icmp1 timeout 20 "$HOMA_TEST" expect_noport 10.7.0.2 303 &
+lost_pid=$!
+check "request to a port with no socket arrived" \
+	rises icmp2 drop_no_socket "$nosock"
+in_ns icmp2 tc qdisc del dev veth2 root
+check "ENOTCONN once the answer to the request was lost" wait "$lost_pid"
+check "the client asked for its response meanwhile" \
+	test "$(metric icmp2 pkts_rx_resend)" -gt "$resends"
 check "requests counted as dropped" \
-	test "$(metric icmp2 drop_no_socket)" -ge 3
+	test "$(metric icmp2 drop_no_socket)" -ge 4
 check "request to a non-server counted" \
 	test "$(metric icmp2 drop_no_rpc)" -ge 1
 
