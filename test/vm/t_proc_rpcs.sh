@@ -23,14 +23,10 @@ rpc_field() {
 }
 
 hold pr2 601
-pend=$(mktemp /tmp/pend.XXXXXX)
-# Not through in_ns: $! must be homa_test itself (ip execs it).
-ip netns exec pr1 "$HOMA_TEST" pending 10.21.0.2 601 60000 > "$pend" 2>&1 &
-p=$!
-for _ in $(seq 100); do
-	grep -q '^sent' "$pend" && break
-	sleep 0.1
-done
+start_ready pr1 '^sent' "pending client" \
+	"$HOMA_TEST" pending 10.21.0.2 601 60000
+pend=$READY_OUT
+p=$READY_PID
 read -r _ cport cid < <(grep '^sent' "$pend")
 check "the client sent its request" test -n "$cid"
 sid=$((cid + 1))

@@ -56,14 +56,10 @@ for order in fwd rev; do
 done
 
 hold rm_s 501
-pend=$(mktemp /tmp/pend.XXXXXX)
-# Not through in_ns: $! must be homa_test itself (ip execs it).
-ip netns exec rm_a "$HOMA_TEST" pending 10.7.3.1 501 60000 > "$pend" 2>&1 &
-p=$!
-for _ in $(seq 100); do
-	grep -q '^sent' "$pend" && break
-	sleep 0.1
-done
+start_ready rm_a '^sent' "pending client" \
+	"$HOMA_TEST" pending 10.7.3.1 501 60000
+pend=$READY_OUT
+p=$READY_PID
 read -r _ cport cid < <(grep '^sent' "$pend")
 resent=$(metric rm_a data_resent)
 in_ns rm_x "$HOMA_TEST" forge 10.7.3.2 "$cport" 501 "$cid"
