@@ -73,6 +73,7 @@ void homa_rpc_fail(struct homa_rpc *rpc, int err);
 void homa_msgin_reset(struct homa_rpc *rpc);
 bool homa_rpc_server_limited(struct homa_sock *hsk, struct homa_peer *peer);
 void homa_rpc_delivered(struct homa_rpc *rpc);
+void homa_rpc_info_fill(const struct homa_rpc *rpc, struct homa_rpc_info *ri);
 void homa_msgin_release(struct homa_rpc *rpc);
 void homa_rpc_end(struct homa_rpc *rpc);
 void homa_rpc_end_all(struct homa_sock *hsk);

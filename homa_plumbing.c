@@ -250,49 +250,6 @@ static int homa_getsockopt(struct sock *sk, int level, int optname,
 	return 0;
 }
 
-/* Describe one RPC for HOMAIOCINFO; the socket's lock is held. */
-static void homa_rpc_info_fill(struct homa_rpc *rpc, struct homa_rpc_info *ri)
-{
-	const struct homa_msgin *in = &rpc->msgin;
-	const struct homa_msgout *out = &rpc->msgout;
-	const struct in6_addr *addr = &rpc->peer->addr;
-
-	memset(ri, 0, sizeof(*ri));
-	ri->id = rpc->id;
-	if (rpc->hsk->inet.sk.sk_family == AF_INET) {
-		ri->peer.in4.sin_family = AF_INET;
-		ri->peer.in4.sin_port = htons(rpc->dport);
-		ri->peer.in4.sin_addr.s_addr = addr->s6_addr32[3];
-	} else {
-		ri->peer.in6.sin6_family = AF_INET6;
-		ri->peer.in6.sin6_port = htons(rpc->dport);
-		ri->peer.in6.sin6_addr = *addr;
-	}
-	ri->completion_cookie = homa_is_client(rpc->id) ?
-				rpc->completion_cookie : 0;
-	ri->tx_length = out->length;
-	if (out->length >= 0) {
-		ri->tx_sent = min_t(u32, out->next_xmit_offset, out->length);
-		ri->tx_granted = min_t(u32, out->granted, out->length);
-		ri->tx_prio = out->priority;
-	}
-	ri->rx_length = in->length;
-	if (in->length >= 0) {
-		ri->rx_remaining = in->gaps.bytes_remaining;
-		ri->rx_gaps = in->gaps.num_gaps;
-		ri->rx_gap_bytes = homa_gaps_gap_bytes(&in->gaps);
-		ri->rx_granted = READ_ONCE(in->granted);
-		if (!in->num_bpages && !rpc->ready)
-			ri->flags |= HOMA_RPC_BUF_STALL;
-	}
-	if (rpc->private)
-		ri->flags |= HOMA_RPC_PRIVATE;
-	if (rpc->ready)
-		ri->flags |= HOMA_RPC_RX_READY;
-	if (!skb_queue_empty(&in->packets))
-		ri->flags |= HOMA_RPC_RX_COPY;
-}
-
 /*
  * HOMAIOCINFO: the socket's state and, if the caller gave room, one
  * homa_rpc_info per RPC (as many as fit; num_rpcs says how many exist).

@@ -172,6 +172,55 @@ struct homa_rpc *homa_rpc_find_server(struct homa_sock *hsk,
 }
 
 /**
+ * homa_rpc_info_fill() - Describe one RPC as HOMAIOCINFO returns it (and
+ * /proc/net/homa_rpcs shows it, with more).
+ * @rpc: the RPC; the caller holds its socket's lock.
+ * @ri: filled in; every byte is written (no kernel data leaks through
+ *      padding).
+ */
+void homa_rpc_info_fill(const struct homa_rpc *rpc, struct homa_rpc_info *ri)
+{
+	const struct homa_msgin *in = &rpc->msgin;
+	const struct homa_msgout *out = &rpc->msgout;
+	const struct in6_addr *addr = &rpc->peer->addr;
+
+	memset(ri, 0, sizeof(*ri));
+	ri->id = rpc->id;
+	if (rpc->hsk->inet.sk.sk_family == AF_INET) {
+		ri->peer.in4.sin_family = AF_INET;
+		ri->peer.in4.sin_port = htons(rpc->dport);
+		ri->peer.in4.sin_addr.s_addr = addr->s6_addr32[3];
+	} else {
+		ri->peer.in6.sin6_family = AF_INET6;
+		ri->peer.in6.sin6_port = htons(rpc->dport);
+		ri->peer.in6.sin6_addr = *addr;
+	}
+	ri->completion_cookie = homa_is_client(rpc->id) ?
+				rpc->completion_cookie : 0;
+	ri->tx_length = out->length;
+	if (out->length >= 0) {
+		ri->tx_sent = min_t(u32, out->next_xmit_offset, out->length);
+		ri->tx_granted = min_t(u32, out->granted, out->length);
+		ri->tx_prio = out->priority;
+	}
+	ri->rx_length = in->length;
+	if (in->length >= 0) {
+		ri->rx_remaining = in->gaps.bytes_remaining;
+		ri->rx_gaps = in->gaps.num_gaps;
+		ri->rx_gap_bytes = homa_gaps_gap_bytes(&in->gaps);
+		ri->rx_granted = READ_ONCE(in->granted);
+		if (!in->num_bpages && !rpc->ready)
+			ri->flags |= HOMA_RPC_BUF_STALL;
+	}
+	if (rpc->private)
+		ri->flags |= HOMA_RPC_PRIVATE;
+	if (rpc->ready)
+		ri->flags |= HOMA_RPC_RX_READY;
+	if (!skb_queue_empty(&in->packets))
+		ri->flags |= HOMA_RPC_RX_COPY;
+}
+
+/**
  * homa_rpc_ready() - Hand an RPC to recvmsg: its message is complete, or
  * it failed. Wakes waiting threads.
  * @rpc: the RPC; the caller holds its socket's lock.

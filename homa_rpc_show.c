@@ -40,28 +40,33 @@ static long long homa_rpc_show_ms(u64 then, u64 now)
 	return then < now ? div_u64(now - then, NSEC_PER_MSEC) : 0;
 }
 
-/* One line of /proc/net/homa_rpcs; the socket's lock is held. */
+/*
+ * One line of /proc/net/homa_rpcs; the socket's lock is held. The
+ * figures HOMAIOCINFO also gives come from homa_rpc_info_fill(), so that
+ * the two cannot disagree; the rest are marks only the module sees.
+ */
 static void homa_rpc_show_one(struct seq_file *seq, struct homa_rpc *rpc,
 			      u64 now)
 {
 	const struct homa_msgout *out = &rpc->msgout;
 	const struct homa_msgin *in = &rpc->msgin;
 	const struct in6_addr *addr = &rpc->peer->addr;
-	bool tx = out->length >= 0, rx = in->length >= 0;
+	bool tx = out->length >= 0;
+	struct homa_rpc_info ri;
 
+	homa_rpc_info_fill(rpc, &ri);
 	if (ipv6_addr_v4mapped(addr))
 		seq_printf(seq, "%5u %20llu %-39pI4 %5u", rpc->hsk->port,
-			   rpc->id, &addr->s6_addr32[3], rpc->dport);
+			   ri.id, &addr->s6_addr32[3], rpc->dport);
 	else
 		seq_printf(seq, "%5u %20llu %-39pI6c %5u", rpc->hsk->port,
-			   rpc->id, addr, rpc->dport);
+			   ri.id, addr, rpc->dport);
 	seq_printf(seq, " %-4s %6d %6d %3d %3d",
 		   homa_rpc_state_name(rpc->state), rpc->probe.silent_ms,
 		   rpc->probe.stall_ms, rpc->probe.probes,
 		   rpc->probe.busy_backoff);
 	seq_printf(seq, " %9d %9u %9u %2u %6lld %6lld %d%d%d %9u",
-		   out->length, tx ? out->next_xmit_offset : 0,
-		   tx ? out->granted : 0, out->priority,
+		   ri.tx_length, ri.tx_sent, ri.tx_granted, ri.tx_prio,
 		   tx ? homa_rpc_show_ms(out->birth, now) : -1,
 		   tx && out->last_xmit ?
 		   (long long)jiffies_to_msecs(jiffies - out->last_xmit) : -1,
@@ -70,8 +75,7 @@ static void homa_rpc_show_one(struct seq_file *seq, struct homa_rpc *rpc,
 		   tx && homa_msgout_in_host(rpc, false),
 		   READ_ONCE(rpc->pacer_remaining));
 	seq_printf(seq, " %9d %9u %9u %d %u %u %3u %d%d\n",
-		   in->length, rx ? in->gaps.bytes_remaining : 0,
-		   rx ? READ_ONCE(in->granted) : 0,
+		   ri.rx_length, ri.rx_remaining, ri.rx_granted,
 		   !RB_EMPTY_NODE(&rpc->grant.node),
 		   READ_ONCE(in->rank_prio), READ_ONCE(in->sched_prio),
 		   in->num_bpages, rpc->ready, rpc->copying);
