@@ -104,7 +104,11 @@ const struct homa_param homa_params[] = {
 	 */
 	HOMA_PARAM(pacer_drain_queue_us, 2000, 0, 1000000),
 	HOMA_PARAM(rtt_adaptive, 1, 0, 1),
-	HOMA_PARAM(rtt_window_min, 10000, 0, HOMA_MAX_MESSAGE_LENGTH),
+	/*
+	 * Two stored packets of a slow link (HOMA_PACE_PKT_FLOOR): a GRANT's
+	 * step, half the window, is then one whole packet, not half of one.
+	 */
+	HOMA_PARAM(rtt_window_min, 20000, 0, HOMA_MAX_MESSAGE_LENGTH),
 	HOMA_PARAM(rtt_window_measured, 1, 0, 1),
 	HOMA_PARAM(unsched_adaptive, 1, 0, 1),
 	HOMA_PARAM(rtt_resend, HOMA_RESEND_SMALLER, HOMA_RESEND_FIXED,

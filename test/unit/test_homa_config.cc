@@ -84,7 +84,7 @@ const Expected kExpected[] = {
 	SCALAR(pacer_lead_max_ns, "pacer_lead_max_ns", 1000000),
 	SCALAR(throttle_min_bytes, "throttle_min_bytes", 1000),
 	SCALAR(rtt_adaptive, "rtt_adaptive", 1),
-	SCALAR(rtt_window_min, "rtt_window_min", 10000),
+	SCALAR(rtt_window_min, "rtt_window_min", 20000),
 	SCALAR(rtt_window_measured, "rtt_window_measured", 1),
 	SCALAR(unsched_adaptive, "unsched_adaptive", 1),
 	SCALAR(rtt_resend, "rtt_resend", 2),
