@@ -184,6 +184,7 @@ void homa_rpc_info_fill(const struct homa_rpc *rpc, struct homa_rpc_info *ri)
 	const struct homa_msgout *out = &rpc->msgout;
 	const struct in6_addr *addr = &rpc->peer->addr;
 
+	lockdep_assert_held(&rpc->hsk->lock);
 	memset(ri, 0, sizeof(*ri));
 	ri->id = rpc->id;
 	if (rpc->hsk->inet.sk.sk_family == AF_INET) {
