@@ -206,6 +206,10 @@ static const struct {
 		    "RESENDs for one segment at the top level: peer silent"),
 	HOMA_METRIC(probe_outrank_stalled,
 		    "outranked silences ended at half of stall_ms"),
+	HOMA_METRIC(poll_hits,
+		    "recvmsg spins (poll_usecs) ended by a change: RPC ready"),
+	HOMA_METRIC(poll_misses,
+		    "recvmsg spins ended with no change, then slept"),
 };
 
 #undef HOMA_METRIC

@@ -188,6 +188,10 @@
  * @HOMA_M_copy_early_bytes: message bytes those batches copied.
  * @HOMA_M_resends_urgent: RESENDs that asked for one segment at the top
  *	level after HOMA_PROBE_URGENT unanswered probes (homa_probe_urgent()).
+ * @HOMA_M_poll_hits: recvmsg spins (poll_usecs) that ended because the
+ *	socket changed (an RPC made ready, as a rule) before the thread slept.
+ * @HOMA_M_poll_misses: recvmsg spins that ended with no change (time up,
+ *	another task to run, or a signal); the thread then slept.
  * @HOMA_M_probe_outrank_stalled: silences of receiving RPCs whose
  *	outranked wait ended because the stall had counted half of stall_ms
  *	(homa_probe_stall_half()).
@@ -317,6 +321,8 @@ enum homa_metric {
 	HOMA_M_copy_early_bytes,
 	HOMA_M_resends_urgent,
 	HOMA_M_probe_outrank_stalled,
+	HOMA_M_poll_hits,
+	HOMA_M_poll_misses,
 	HOMA_NUM_METRICS
 };
 

@@ -6,6 +6,7 @@
  * application's buffer pool and says where they are.
  */
 
+#include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
@@ -213,6 +214,30 @@ static int homa_wait_gen(struct homa_sock *hsk, u64 id, u32 gen)
 }
 
 /*
+ * Spin until ready_gen moves past @gen or local_clock() reaches *@end, so
+ * that an RPC made ready soon costs the thread no sleep and no wakeup
+ * (the scheduler's wakeup of an idle CPU is most of a short round trip's
+ * wait). *@end is one recvmsg's budget (poll_usecs from its first wait),
+ * however many changes it sees; 0 once spent. The spin ends early, and
+ * the budget with it, if another task wants this CPU or a signal is
+ * pending. Returns true if ready_gen moved.
+ */
+static bool homa_poll_gen(struct homa_sock *hsk, u32 gen, u64 *end)
+{
+	while (READ_ONCE(hsk->ready_gen) == gen) {
+		if (need_resched() || signal_pending(current) ||
+		    local_clock() >= *end) {
+			*end = 0;
+			homa_metric_inc(hsk->hnet, HOMA_M_poll_misses);
+			return false;
+		}
+		cpu_relax();
+	}
+	homa_metric_inc(hsk->hnet, HOMA_M_poll_hits);
+	return true;
+}
+
+/*
  * A recvmsg for any RPC leaves with an error: if a shared RPC or an early
  * copy waits, the wakeup it may have taken goes to another waiter.
  */
@@ -235,6 +260,8 @@ static struct homa_rpc *homa_wait_ready(struct homa_sock *hsk, u64 id,
 {
 	long timeo = nonblocking ? 0 : MAX_SCHEDULE_TIMEOUT;
 	struct homa_rpc *rpc;
+	bool poll_started = false;
+	u64 poll_end = 0;
 	int err = 0;
 	u32 gen;
 
@@ -250,6 +277,16 @@ static struct homa_rpc *homa_wait_ready(struct homa_sock *hsk, u64 id,
 		if (!timeo)
 			return ERR_PTR(-EAGAIN);
 		if (homa_copy_early(hsk, id))
+			continue;
+		if (!poll_started) {
+			int usecs = homa_cfg(hsk->hnet, poll_usecs);
+
+			poll_started = true;
+			if (usecs)
+				poll_end = local_clock() +
+					   (u64)usecs * NSEC_PER_USEC;
+		}
+		if (poll_end && homa_poll_gen(hsk, gen, &poll_end))
 			continue;
 		if (signal_pending(current) || homa_wait_gen(hsk, id, gen)) {
 			homa_wait_pass(hsk, id);

@@ -16,7 +16,11 @@
 # The VM's kernel reads the TSC, as util/cp_vs_tcp's does by default
 # (util/README-bench.md, "The VM's clock"); RTT_CLOCK=hpet leaves it the
 # emulated HPET.
-# Usage: [RTT_CLOCK=tsc|hpet] scripts/rtt_compare.sh [COUNT [SIZE [ROUNDS]]]
+# RTT_POLL_USECS=N adds a third row to each round, "homa-poll": Homa with
+# net.homa.poll_usecs N on both hosts (recvmsg spins up to N us before it
+# sleeps), set for that row only.
+# Usage: [RTT_CLOCK=tsc|hpet] [RTT_POLL_USECS=N] scripts/rtt_compare.sh
+#        [COUNT [SIZE [ROUNDS]]]
 # (make rtt)
 set -euo pipefail
 
@@ -24,6 +28,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 count=${1:-1000}
 size=${2:-100}
 rounds=${3:-5}
+poll=${RTT_POLL_USECS:-0}
 
 # Median of the numbers on standard input, one per line.
 median() {
@@ -33,6 +38,7 @@ median() {
 }
 
 if [ "${4:-}" = "--inside" ]; then
+	poll=${5:-0}
 	t="$TOP/test/vm/build/homa_test"
 	insmod "$TOP/homa.ko"
 	mkdir -p /run/netns
@@ -51,31 +57,51 @@ if [ "${4:-}" = "--inside" ]; then
 	echo "clocksource: $(cat \
 		/sys/devices/system/clocksource/clocksource0/current_clocksource)"
 	out=$(mktemp)
-	printf '%-6s %6s %8s %8s %10s %10s\n' proto round rpcs bytes \
+	printf '%-9s %6s %8s %8s %10s %10s\n' proto round rpcs bytes \
 		p50_us p99_us
 	for ((r = 1; r <= rounds; r++)); do
 		homa=$(ip netns exec h1 "$t" client 10.5.0.2 40 "$count" \
 			"$size" 1)
 		tcp=$(ip netns exec h1 "$t" tcp_client 10.5.0.2 5000 \
 			"$count" "$size")
-		for x in "homa $homa" "tcp $tcp"; do
+		rows=("homa $homa" "tcp $tcp")
+		if [ "$poll" -gt 0 ]; then
+			for h in h1 h2; do
+				ip netns exec $h sysctl -q -w \
+					net.homa.poll_usecs="$poll"
+			done
+			hp=$(ip netns exec h1 "$t" client 10.5.0.2 40 \
+				"$count" "$size" 1)
+			for h in h1 h2; do
+				ip netns exec $h sysctl -q -w net.homa.poll_usecs=0
+			done
+			rows+=("homa-poll $hp")
+		fi
+		for x in "${rows[@]}"; do
 			# shellcheck disable=SC2086	# split into fields
 			set -- $x
-			printf '%-6s %6s %8s %8s %10s %10s\n' "$1" "$r" "$3" \
+			printf '%-9s %6s %8s %8s %10s %10s\n' "$1" "$r" "$3" \
 				"$5" "$7" "$9"
 			echo "$1 $7 $9" >> "$out"
 		done
 	done
-	for p in homa tcp; do
-		p50=$(awk -v p=$p '$1 == p { print $2 }' "$out" | median)
-		p99=$(awk -v p=$p '$1 == p { print $3 }' "$out" | median)
-		printf '%-6s %6s %8s %8s %10s %10s\n' "$p" median \
+	protos=(homa tcp)
+	if [ "$poll" -gt 0 ]; then
+		protos+=(homa-poll)
+	fi
+	for p in "${protos[@]}"; do
+		p50=$(awk -v p="$p" '$1 == p { print $2 }' "$out" | median)
+		p99=$(awk -v p="$p" '$1 == p { print $3 }' "$out" | median)
+		printf '%-9s %6s %8s %8s %10s %10s\n' "$p" median \
 			$((count * rounds)) "$size" "$p50" "$p99"
 	done
 	rm -f "$out"
 	exit 0
 fi
 
+case $poll in
+'' | *[!0-9]*) echo "rtt: RTT_POLL_USECS is a number" >&2; exit 2 ;;
+esac
 case ${RTT_CLOCK:=tsc} in
 tsc | hpet) export VM_CLOCK=$RTT_CLOCK ;;
 *) echo "rtt: RTT_CLOCK is tsc or hpet" >&2; exit 2 ;;
@@ -84,7 +110,11 @@ esac
 mkdir -p "$TOP/test/vm/build"
 gcc -Wall -Wextra -Werror -O2 -I"$TOP" -o "$TOP/test/vm/build/homa_test" \
 	"$TOP/test/vm/homa_test.c"
+order="Homa then TCP"
+if [ "$poll" -gt 0 ]; then
+	order="$order then Homa with poll_usecs $poll"
+fi
 echo "rtt: $rounds rounds of $count echo RPCs of $size B, one at a time," \
-	"Homa then TCP in each, after 200 of each uncounted ($("$TOP/scripts/vm.sh" --kernel))"
+	"$order in each, after 200 of each uncounted ($("$TOP/scripts/vm.sh" --kernel))"
 "$TOP/scripts/vm.sh" -- "$TOP/scripts/rtt_compare.sh" "$count" "$size" \
-	"$rounds" --inside 2>&1 | grep -v '^\['
+	"$rounds" --inside "$poll" 2>&1 | grep -v '^\['

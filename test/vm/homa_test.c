@@ -21,6 +21,7 @@
 #include <sys/ioctl.h>
 #include <poll.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <sys/socket.h>
@@ -1647,6 +1648,44 @@ static void cmd_bcast(const char *host, int dport)
 	close(fd);
 }
 
+static void recv_intr_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * A blocking recvmsg with nothing to receive, interrupted by SIGALRM
+ * after MS milliseconds (no SA_RESTART): it must fail with EINTR, whether
+ * the thread was sleeping or spinning (poll_usecs).
+ */
+static void cmd_recv_intr(int ms)
+{
+	struct sigaction act = { 0 };
+	struct homa_recvmsg_args ra;
+	struct itimerval it = { 0 };
+	union sockaddr_homa from;
+	int fd = homa_socket(AF_INET);
+	int n;
+
+	setup_pool(fd);
+	act.sa_handler = recv_intr_alarm;
+	sigemptyset(&act.sa_mask);
+	if (sigaction(SIGALRM, &act, NULL) != 0)
+		fail("sigaction: %s", strerror(errno));
+	it.it_value.tv_sec = ms / 1000;
+	it.it_value.tv_usec = (ms % 1000) * 1000;
+	if (setitimer(ITIMER_REAL, &it, NULL) != 0)
+		fail("setitimer: %s", strerror(errno));
+	memset(&ra, 0, sizeof(ra));
+	n = do_recv(fd, &ra, &from, 0);
+	if (n >= 0 || errno != EINTR)
+		fail("recvmsg interrupted by a signal: %d (%s), want EINTR", n,
+		     n < 0 ? strerror(errno) : "a message");
+	else
+		printf("recvmsg: EINTR\n");
+	close(fd);
+}
+
 static void print_usage(void)
 {
 	printf("Usage: %s sockets | bind | hold PORT [noserver|shutdown] |\n"
@@ -1666,7 +1705,8 @@ static void print_usage(void)
 	       "       abandon ADDR PORT SIZE [shutdown] |\n"
 	       "       tagged ADDR PORT TAG | swap_server PORT fwd|rev |\n"
 	       "       forge HOST DPORT SPORT ID | pending ADDR PORT MS |\n"
-	       "       stall_fail ADDR PORT | bcast ADDR DPORT\n",
+	       "       stall_fail ADDR PORT | bcast ADDR DPORT |\n"
+	       "       recv_intr MS\n",
 	       "homa_test");
 	exit(2);
 }
@@ -1713,6 +1753,9 @@ int main(int argc, char **argv)
 		cmd_expect_error(argv[2], atoi(argv[3]), EHOSTUNREACH);
 	else if (!strcmp(argv[1], "expect_noport") && argc == 4)
 		cmd_expect_error(argv[2], atoi(argv[3]), ENOTCONN);
+	else if (!strcmp(argv[1], "recv_intr") && argc == 3 &&
+		 atoi(argv[2]) > 0)
+		cmd_recv_intr(atoi(argv[2]));
 	else if (!strcmp(argv[1], "unknown_ready") && argc == 3)
 		cmd_unknown_ready(atoi(argv[2]));
 	else if (!strcmp(argv[1], "replay") && argc == 4)
